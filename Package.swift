@@ -1,0 +1,17 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+    name: "Arbor",
+    products: [
+        .library(name: "Arbor", targets: ["Arbor"]),
+        .library(name: "ArborTesting", targets: ["ArborTesting"]),
+    ],
+    targets: [
+        .target(name: "Arbor"),
+        .target(name: "ArborTesting", dependencies: ["Arbor"]),
+        .executableTarget(name: "Examples", dependencies: ["Arbor"], path: "Examples"),
+        .testTarget(name: "ArborTests", dependencies: ["Arbor", "ArborTesting"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

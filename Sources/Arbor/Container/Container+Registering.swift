@@ -1,0 +1,117 @@
+extension Container {
+    /// Registers how to build a service.
+    ///
+    /// The factory receives the resolver of the resolution being built — resolve dependencies through it — and
+    /// then the runtime arguments the service needs, if any. It may throw; `resolve` then throws
+    /// ``ResolutionError/Reason/factoryFailed(_:)`` with the path.
+    ///
+    /// ```swift
+    /// container.register(Engine.self) { _ in V8() }.inObjectScope(.permanent)
+    /// container.register(Car.self) { r in Car(engine: try r.resolve()) }
+    /// container.register(Car.self, name: "sports") { r in SportsCar(engine: try r.resolve(Engine.self)) }
+    /// container.register(Greeter.self) { (_, name: String, times: Int) in Greeter(name, times) }
+    /// ```
+    ///
+    /// A registration is identified by its ``ServiceKey``: the service type, the name and the argument types.
+    /// Registering the same key again replaces the earlier registration in this container, and drops the
+    /// instance it held. The scope is the container's ``defaultScope`` until you chain
+    /// ``Registration/inObjectScope(_:)``.
+    ///
+    /// Factories run on whichever thread resolves, so they are `@Sendable`.
+    @discardableResult
+    public func register<Service, each Argument>(
+        _ serviceType: Service.Type,
+        name: String? = nil,
+        factory: @escaping @Sendable (any Resolver, repeat each Argument) throws -> Service
+    ) -> Registration<Service> {
+        let key = ServiceKey(serviceType: serviceType, name: name, argumentsType: (repeat each Argument).self)
+        let token = RegistrationToken()
+        let entry = FactoryEntry(
+            key: key,
+            token: token,
+            scope: defaultScope,
+            hooks: [],
+            storage: InstanceStorage.make(for: defaultScope),
+            factory: factory
+        )
+        add(entry)
+        return Registration(container: self, key: key, token: token)
+    }
+
+    /// Registers an existing instance, shared like a ``ObjectScope/permanent`` service.
+    ///
+    /// ```swift
+    /// container.register(Clock.self, instance: SystemClock())
+    /// ```
+    ///
+    /// The container hands this same instance to every thread that resolves it.
+    @discardableResult
+    public func register<Service>(
+        _ serviceType: Service.Type,
+        name: String? = nil,
+        instance: Service
+    ) -> Registration<Service> {
+        let box = UncheckedSendable(instance)
+        return register(serviceType, name: name) { _ in box.value }.inObjectScope(.permanent)
+    }
+
+    /// Whether `resolve(serviceType, name: name, …)` can find a registration with some argument types, here or in
+    /// an ancestor.
+    ///
+    /// ```swift
+    /// if !container.isRegistered(Analytics.self) { container.register(Analytics.self) { _ in NoAnalytics() } }
+    /// ```
+    public func isRegistered<Service>(_ serviceType: Service.Type, name: String? = nil) -> Bool {
+        var container: Container? = self
+        while let current = container {
+            if current.hasRegistration(serviceType, name: name) { return true }
+            container = current.parent
+        }
+        return false
+    }
+
+    private func hasRegistration(_ serviceType: Any.Type, name: String?) -> Bool {
+        withEntries { entries in
+            entries.keys.contains { $0.serviceType == serviceType && $0.name == name }
+        }
+    }
+
+    /// Removes the registrations of `serviceType` under `name`, with any argument types, from this container
+    /// (never from an ancestor), and drops the instances they held.
+    ///
+    /// ```swift
+    /// child.unregister(HTTPClient.self)   // the child resolves the parent's HTTPClient again
+    /// ```
+    public func unregister<Service>(_ serviceType: Service.Type, name: String? = nil) {
+        modifyEntries { entries in
+            entries = entries.filter { !($0.key.serviceType == serviceType && $0.key.name == name) }
+        }
+    }
+
+    /// Removes every registration of this container, and drops the instances they held. Ancestors keep theirs.
+    public func removeAll() {
+        modifyEntries { $0 = [:] }
+    }
+
+    /// Drops the instances this container keeps for a scope; the registrations stay, and the next resolve builds
+    /// new instances.
+    ///
+    /// ```swift
+    /// container.resetObjectScope(.permanent)   // or .container
+    /// container.resetObjectScope(.weak)
+    /// container.resetObjectScope(.session)     // a scope of your own
+    /// ```
+    ///
+    /// `.graph` and `.transient` keep nothing, so resetting them does nothing. Ancestors are never touched. An
+    /// instance being built while you reset is kept once it is finished.
+    public func resetObjectScope(_ scope: ObjectScope) {
+        let storages = withEntries { entries in entries.values.filter { $0.scope == scope }.compactMap(\.storage) }
+        for storage in storages { storage.reset() }
+    }
+}
+
+/// Carries a value the user hands to the container across threads. The user vouches for it by registering it.
+struct UncheckedSendable<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
+}

@@ -1,0 +1,64 @@
+/// A registration, as `register` returns it: chain calls on it to configure the service.
+///
+/// ```swift
+/// container.register(Presenter.self) { _ in Presenter() }
+///     .inObjectScope(.graph)
+///     .initCompleted { r, presenter in presenter.view = try r.resolve(View.self) }
+/// ```
+///
+/// Each call returns the registration, so calls chain; you can also keep the value and configure it later.
+/// Configuring affects later resolves. A registration that was replaced or removed ignores further calls.
+public struct Registration<Service>: Sendable {
+    let container: Container
+    /// The key the registration is stored under.
+    public let key: ServiceKey
+    let token: RegistrationToken
+
+    init(container: Container, key: ServiceKey, token: RegistrationToken) {
+        self.container = container
+        self.key = key
+        self.token = token
+    }
+
+    /// Sets the lifetime of the instances this registration builds. See ``ObjectScope``.
+    ///
+    /// ```swift
+    /// container.register(Database.self) { _ in Database() }.inObjectScope(.permanent)
+    /// ```
+    ///
+    /// Changing the scope of a registration drops the instance it held.
+    @discardableResult
+    public func inObjectScope(_ scope: ObjectScope) -> Registration {
+        container.reconfigure(key, token: token) { $0.reconfigured(scope: scope, hooks: $0.hooks) }
+        return self
+    }
+
+    /// Adds a hook that runs once the instance has been built, to finish wiring it — typically a back reference
+    /// that would be a cycle if the factory asked for it.
+    ///
+    /// ```swift
+    /// container.register(Parent.self) { r in Parent(child: try r.resolve()) }
+    /// container.register(Child.self) { _ in Child() }
+    ///     .initCompleted { r, child in child.parent = try r.resolve(Parent.self) }  // `parent` is weak
+    /// ```
+    ///
+    /// Hooks are deferred until the outermost factory of the resolution has returned, then run in the order the
+    /// instances were created; several hooks of one registration run in the order added. A hook resolves through
+    /// the resolver it is given and shares the resolution's graph-scoped instances. `resolve` returns only after
+    /// every hook has run; if a hook throws, the resolve throws ``ResolutionError/Reason/factoryFailed(_:)``.
+    ///
+    /// Because hooks are deferred, an object used inside another's initialiser may not have its hook-injected
+    /// properties yet. Use such properties after `resolve` returns, not in initialisers.
+    @discardableResult
+    public func initCompleted(_ hook: @escaping @Sendable (any Resolver, Service) throws -> Void) -> Registration {
+        container.reconfigure(key, token: token) {
+            $0.reconfigured(scope: $0.scope, hooks: $0.hooks + [InitHook(hook)])
+        }
+        return self
+    }
+
+    /// The registration's current scope, or `nil` if it was replaced or removed.
+    public var scope: ObjectScope? {
+        container.entry(key, token: token)?.scope
+    }
+}

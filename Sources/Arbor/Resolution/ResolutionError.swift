@@ -1,0 +1,146 @@
+/// Why a `resolve` call failed, where in the graph, and what to do about it.
+///
+/// Every `resolve` throws this error and nothing else. Its ``description`` is written for a person:
+///
+/// ```text
+/// Arbor could not resolve Database(name: "primary"): nothing is registered under that key.
+///   path: AppModel → Repository → Database(name: "primary")
+///   registered for Database: Database, Database(name: "replica")
+///   Register it, e.g. container.register(Database.self, name: "primary") { r in ... },
+///   or ask for one of the registrations above.
+/// ```
+///
+/// Inspect ``reason`` to react in code:
+///
+/// ```swift
+/// do {
+///     let app = try container.resolve(AppModel.self)
+/// } catch let error as ResolutionError {
+///     if case .notRegistered = error.reason { print("missing:", error.key) }
+/// }
+/// ```
+public struct ResolutionError: Error, CustomStringConvertible {
+    /// What went wrong.
+    public enum Reason: Sendable, CustomStringConvertible {
+        /// Nothing is registered under the key, in the container or any of its ancestors.
+        case notRegistered
+        /// The service is already being built further up the path, and there is no instance to share yet.
+        case circularDependency
+        /// The resolution went deeper than the starting container's ``Container/maxResolutionDepth``.
+        case depthLimitExceeded
+        /// A factory or an `initCompleted` hook threw this error.
+        case factoryFailed(any Error)
+        /// A registration's instance is not of the type it was asked for.
+        case typeMismatch
+
+        public var description: String {
+            switch self {
+            case .notRegistered: "notRegistered"
+            case .circularDependency: "circularDependency"
+            case .depthLimitExceeded: "depthLimitExceeded"
+            case .factoryFailed(let error): "factoryFailed(\(error))"
+            case .typeMismatch: "typeMismatch"
+            }
+        }
+    }
+
+    /// What went wrong.
+    public var reason: Reason
+    /// The service that could not be resolved.
+    public var key: ServiceKey
+    /// The services being built when it failed, outermost first, ending with ``key``.
+    public var path: [ServiceKey]
+    /// For ``Reason/notRegistered``: the registrations of the same service type that do exist, under other names
+    /// or argument types, nearest container first. Empty for the other reasons.
+    public var registeredAlternatives: [ServiceKey]
+    /// Extra sentences for the description (the depth limit in force, the thread that was building, …).
+    var detail: String?
+
+    init(
+        _ reason: Reason,
+        key: ServiceKey,
+        path: [ServiceKey],
+        registeredAlternatives: [ServiceKey] = [],
+        detail: String? = nil
+    ) {
+        self.reason = reason
+        self.key = key
+        self.path = path
+        self.registeredAlternatives = registeredAlternatives
+        self.detail = detail
+    }
+
+    public var description: String {
+        var lines: [String] = []
+        switch reason {
+        case .notRegistered:
+            lines.append("Arbor could not resolve \(key): nothing is registered under that key.")
+            lines.append("  path: \(Self.describe(path))")
+            if registeredAlternatives.isEmpty {
+                lines.append("  \(typeName) has no registration at all in this container or its ancestors.")
+                lines.append("  Register it, e.g. \(registrationExample).")
+            } else {
+                let list = registeredAlternatives.map(\.description).joined(separator: ", ")
+                lines.append("  registered for \(typeName): \(list)")
+                lines.append("  Register it, e.g. \(registrationExample),")
+                lines.append("  or ask for one of the registrations above (same name, same argument types).")
+            }
+        case .circularDependency:
+            lines.append("Arbor could not resolve \(key): circular dependency \(Self.describe(cycle)).")
+            lines.append("  path: \(Self.describe(path))")
+            lines.append("  Each factory in the cycle asks for the next one, so none of them can be built first.")
+            lines.append("  Break the cycle: let one side receive the other in an initCompleted hook, which runs")
+            lines.append("  after the factories have returned, and keep that back reference weak, e.g.")
+            lines.append("    container.register(Child.self) { _ in Child() }")
+            lines.append("        .initCompleted { r, child in child.parent = try r.resolve(Parent.self) }")
+        case .depthLimitExceeded:
+            lines.append("Arbor could not resolve \(key): the resolution is \(path.count - 1) levels deep.")
+            lines.append("  path: \(Self.describe(path))")
+            lines.append("  If the graph really is this deep, raise the container's maxResolutionDepth.")
+            lines.append("  If initCompleted hooks keep resolving new transient instances whose hooks do the same,")
+            lines.append("  give those services a shared scope (.graph or .permanent) so the chain ends.")
+        case .factoryFailed(let error):
+            lines.append("Arbor could not resolve \(key): \(detail ?? "its factory threw an error"): \(error)")
+            lines.append("  path: \(Self.describe(path))")
+        case .typeMismatch:
+            lines.append("Arbor could not resolve \(key): the instance is not of that type.")
+            lines.append("  path: \(Self.describe(path))")
+        }
+        if let detail, !isFactoryFailure {
+            lines.append("  \(detail)")
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    private var isFactoryFailure: Bool {
+        if case .factoryFailed = reason { return true }
+        return false
+    }
+
+    private var typeName: String { String(describing: key.serviceType) }
+
+    private var registrationExample: String {
+        let name = key.name.map { ", name: \(String(reflecting: $0))" } ?? ""
+        var parameters = "r"
+        if key.hasArguments {
+            let types = key.argumentList.split(separator: ", ")
+            let labelled = types.enumerated().map { "arg\($0.offset + 1): \($0.element)" }
+            parameters = "(r, \(labelled.joined(separator: ", ")))"
+        }
+        return "container.register(\(typeName).self\(name)) { \(parameters) in ... }"
+    }
+
+    /// The part of the path from the first occurrence of the repeated key to the end.
+    var cycle: [ServiceKey] {
+        guard let start = path.dropLast().lastIndex(of: key) else { return path }
+        return Array(path[start...])
+    }
+
+    /// `A → B → C`; long paths keep their first three and last six keys.
+    static func describe(_ path: [ServiceKey]) -> String {
+        guard path.count > 12 else { return path.map(\.description).joined(separator: " → ") }
+        let head = path.prefix(3).map(\.description)
+        let tail = path.suffix(6).map(\.description)
+        return (head + ["… \(path.count - 9) more …"] + tail).joined(separator: " → ")
+    }
+}

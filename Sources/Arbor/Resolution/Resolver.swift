@@ -1,0 +1,68 @@
+/// Something that resolves services: a ``Container``, or the resolver a factory receives.
+///
+/// Inside a factory, resolve dependencies through the resolver you are given, so they join the resolution
+/// being built: they share its graph-scoped instances, count towards its depth, and are checked for cycles.
+///
+/// ```swift
+/// container.register(Car.self) { r in
+///     Car(engine: try r.resolve(), wheels: try r.resolve(Wheels.self, name: "alloy"))
+/// }
+/// let car = try container.resolve(Car.self)
+/// let greeter = try container.resolve(Greeter.self, arguments: "Ann", 3)
+/// ```
+///
+/// Every `resolve` throws a ``ResolutionError`` when it cannot deliver; none of them returns `nil` for a missing
+/// service. A resolver captured by a factory and used after its resolution finished still works: it starts a new
+/// resolution in the container that began the original one.
+public protocol Resolver: Sendable {
+    /// Resolves the service registered for `serviceType` and `name` with no runtime arguments.
+    func resolve<Service>(_ serviceType: Service.Type, name: String?) throws -> Service
+
+    /// Resolves the service registered for `serviceType` and `name` whose factory takes arguments of these types.
+    ///
+    /// ```swift
+    /// let formal = try resolver.resolve(Greeter.self, name: "formal", arguments: "Ann", 3)
+    /// ```
+    func resolve<Service, each Argument>(
+        _ serviceType: Service.Type,
+        name: String?,
+        arguments: repeat each Argument
+    ) throws -> Service
+}
+
+extension Resolver {
+    /// Resolves the unnamed service of a type, which can be inferred.
+    ///
+    /// ```swift
+    /// let engine = try container.resolve(Engine.self)
+    /// let car: Car = try container.resolve()
+    /// ```
+    public func resolve<Service>(_ serviceType: Service.Type = Service.self) throws -> Service {
+        try resolve(serviceType, name: nil)
+    }
+
+    /// Resolves the service registered under `name`, of a type that can be inferred.
+    ///
+    /// ```swift
+    /// let sports: Car = try container.resolve(name: "sports")
+    /// ```
+    public func resolve<Service>(name: String) throws -> Service {
+        try resolve(Service.self, name: name)
+    }
+
+    /// Resolves the unnamed service whose factory takes runtime arguments of these types.
+    ///
+    /// ```swift
+    /// container.register(Greeter.self) { (_, name: String, times: Int) in Greeter(name, times) }
+    /// let greeter = try container.resolve(Greeter.self, arguments: "Ann", 3)
+    /// ```
+    ///
+    /// The argument types must match the factory's exactly: `3` is an `Int`, so a factory that takes a `Double`
+    /// needs `3.0`. A mismatch throws ``ResolutionError/Reason/notRegistered`` listing the shapes that exist.
+    public func resolve<Service, each Argument>(
+        _ serviceType: Service.Type = Service.self,
+        arguments: repeat each Argument
+    ) throws -> Service {
+        try resolve(serviceType, name: nil, arguments: repeat each arguments)
+    }
+}
