@@ -19,22 +19,41 @@ extension Container {
     ///
     /// Factories run on whichever thread resolves, so they are `@Sendable`.
     @discardableResult
-    public func register<Service, each Argument>(
+    public func register<Service>(
         _ serviceType: Service.Type,
         name: String? = nil,
-        factory: @escaping @Sendable (any Resolver, repeat each Argument) throws -> Service
+        factory: @escaping @Sendable (any Resolver) throws -> Service
     ) -> Registration<Service> {
-        let key = ServiceKey(serviceType: serviceType, name: name, argumentsType: (repeat each Argument).self)
+        let key = ServiceKey(serviceType: serviceType, name: name, argumentsType: Void.self)
         let token = RegistrationToken()
-        let entry = FactoryEntry(
-            key: key,
-            token: token,
-            scope: defaultScope,
-            hooks: [],
-            storage: InstanceStorage.make(for: defaultScope),
-            factory: factory
-        )
-        add(entry)
+        add(
+            NullaryEntry(
+                key: key, token: token, scope: defaultScope, hooks: [],
+                storage: InstanceStorage.make(for: defaultScope, lock: registry), factory: factory))
+        return Registration(container: self, key: key, token: token)
+    }
+
+    /// Registers how to build a service that takes runtime arguments, of any number and types.
+    ///
+    /// ```swift
+    /// container.register(Greeter.self) { (r, name: String, times: Int) in Greeter(name, times) }
+    /// let greeter = try container.resolve(Greeter.self, arguments: "Ann", 3)
+    /// ```
+    ///
+    /// The argument types are part of the key: resolve with arguments of exactly these types.
+    @discardableResult
+    public func register<Service, FirstArgument, each Argument>(
+        _ serviceType: Service.Type,
+        name: String? = nil,
+        factory: @escaping @Sendable (any Resolver, FirstArgument, repeat each Argument) throws -> Service
+    ) -> Registration<Service> {
+        let key = ServiceKey(
+            serviceType: serviceType, name: name, argumentsType: (FirstArgument, repeat each Argument).self)
+        let token = RegistrationToken()
+        add(
+            FactoryEntry<Service, FirstArgument, repeat each Argument>(
+                key: key, token: token, scope: defaultScope, hooks: [],
+                storage: InstanceStorage.make(for: defaultScope, lock: registry), factory: factory))
         return Registration(container: self, key: key, token: token)
     }
 
@@ -71,9 +90,7 @@ extension Container {
     }
 
     private func hasRegistration(_ serviceType: Any.Type, name: String?) -> Bool {
-        withEntries { entries in
-            entries.keys.contains { $0.serviceType == serviceType && $0.name == name }
-        }
+        entries.contains { $0.key.serviceType == serviceType && $0.key.name == name }
     }
 
     /// Removes the registrations of `serviceType` under `name`, with any argument types, from this container
@@ -83,14 +100,12 @@ extension Container {
     /// child.unregister(HTTPClient.self)   // the child resolves the parent's HTTPClient again
     /// ```
     public func unregister<Service>(_ serviceType: Service.Type, name: String? = nil) {
-        modifyEntries { entries in
-            entries = entries.filter { !($0.key.serviceType == serviceType && $0.key.name == name) }
-        }
+        removeEntries { $0.serviceType == serviceType && $0.name == name }
     }
 
     /// Removes every registration of this container, and drops the instances they held. Ancestors keep theirs.
     public func removeAll() {
-        modifyEntries { $0 = [:] }
+        removeEntries { _ in true }
     }
 
     /// Drops the instances this container keeps for a scope; the registrations stay, and the next resolve builds
@@ -105,7 +120,7 @@ extension Container {
     /// `.graph` and `.transient` keep nothing, so resetting them does nothing. Ancestors are never touched. An
     /// instance being built while you reset is kept once it is finished.
     public func resetObjectScope(_ scope: ObjectScope) {
-        let storages = withEntries { entries in entries.values.filter { $0.scope == scope }.compactMap(\.storage) }
+        let storages = entries.filter { $0.scope == scope }.compactMap(\.storage)
         for storage in storages { storage.reset() }
     }
 }

@@ -24,9 +24,9 @@ public final class Container: Resolver, @unchecked Sendable {
     /// The scope of registrations that do not call ``Registration/inObjectScope(_:)``.
     public let defaultScope: ObjectScope
 
-    private let lock = Lock()
-    private var entries: [ServiceKey: ServiceEntry] = [:]  // guarded by lock
-    private var depthLimit = 200  // guarded by lock
+    /// The registrations and settings, behind the container's lock. The lock also guards the instances the
+    /// container's permanent and weak registrations hold (see ``InstanceStorage``).
+    let registry = Protected.make(Registry())
 
     /// Makes a container.
     ///
@@ -54,22 +54,29 @@ public final class Container: Resolver, @unchecked Sendable {
     ///
     /// A limit of 0 allows only services without dependencies; negative values count as 0.
     public var maxResolutionDepth: Int {
-        get { lock.withLock { depthLimit } }
-        set { lock.withLock { depthLimit = max(0, newValue) } }
+        get { registry.withLock { $0.depthLimit } }
+        set { registry.withLock { $0.depthLimit = max(0, newValue) } }
     }
 
     // MARK: Looking up
 
-    /// The entry for `key` in this container or its nearest ancestor that has one, and that container.
-    func lookup(_ key: ServiceKey) -> (entry: ServiceEntry, owner: Container)? {
-        var container = self
-        while true {
-            if let entry = container.lock.withLock({ container.entries[key] }) {
-                return (entry, container)
-            }
-            guard let parent = container.parent else { return nil }
-            container = parent
+    /// The look-up a resolve starts with: the entry, the instance its permanent or weak storage holds, and this
+    /// container's depth limit, each read under the lock of the container that has it.
+    func lookupForResolution(_ key: ServiceKey) -> Lookup {
+        var lookup = registry.withLock { registry in
+            Lookup(entry: registry.entries[key], owner: self, depthLimit: registry.depthLimit)
         }
+        var container = self
+        while lookup.entry == nil, let parent = container.parent {
+            container = parent
+            lookup.owner = container
+            lookup.entry = container.registry.withLock { registry in
+                let entry = registry.entries[key]
+                lookup.readHeld(from: entry)
+                return entry
+            }
+        }
+        return lookup
     }
 
     /// The keys registered for `key`'s service type, here and in the ancestors, nearest first.
@@ -77,7 +84,9 @@ public final class Container: Resolver, @unchecked Sendable {
         var found: [ServiceKey] = []
         var container: Container? = self
         while let current = container {
-            let keys = current.lock.withLock { current.entries.keys.filter { $0.serviceType == key.serviceType } }
+            let keys = current.registry.withLock { registry in
+                registry.entries.values.map(\.key).filter { $0.serviceType == key.serviceType }
+            }
             for candidate in keys.sorted(by: { $0.description < $1.description }) where !found.contains(candidate) {
                 found.append(candidate)
             }
@@ -88,42 +97,43 @@ public final class Container: Resolver, @unchecked Sendable {
 
     // MARK: Changing registrations
 
-    // Entries that leave the dictionary are released after the lock is: releasing one may release the instance
+    // Entries that leave the registry are released after the lock is: releasing one may release the instance
     // it held, and that instance's deinit may well use the container.
 
     func add(_ entry: ServiceEntry) {
-        let replaced = lock.withLock { entries.updateValue(entry, forKey: entry.key) }
+        let replaced = registry.withLock { $0.entries.insert(entry) }
         withExtendedLifetime(replaced) {}
     }
 
-    /// Replaces the entry of a registration, if the container still holds that registration.
-    func reconfigure(_ key: ServiceKey, token: RegistrationToken, _ change: (ServiceEntry) -> ServiceEntry) {
-        let replaced: ServiceEntry? = lock.withLock {
-            guard let entry = entries[key], entry.token === token else { return nil }
-            entries[key] = change(entry)
+    /// Gives a registration another scope or one more hook, if the container still holds that registration.
+    func reconfigure(
+        _ key: ServiceKey, token: RegistrationToken, scope: ObjectScope? = nil, addingHook: InitHook? = nil
+    ) {
+        let replaced: ServiceEntry? = registry.withLock { registry in
+            guard let entry = registry.entries[key], entry.token === token else { return nil }
+            let hooks = addingHook.map { entry.hooks + [$0] } ?? entry.hooks
+            registry.entries.insert(entry.reconfigured(scope: scope ?? entry.scope, hooks: hooks, lock: self.registry))
             return entry
         }
         withExtendedLifetime(replaced) {}
-    }
-
-    func withEntries<Result>(_ body: ([ServiceKey: ServiceEntry]) -> Result) -> Result {
-        lock.withLock { body(entries) }
-    }
-
-    func modifyEntries(_ body: (inout [ServiceKey: ServiceEntry]) -> Void) {
-        let previous = lock.withLock {
-            let previous = entries
-            body(&entries)
-            return previous
-        }
-        withExtendedLifetime(previous) {}
     }
 
     func entry(_ key: ServiceKey, token: RegistrationToken) -> ServiceEntry? {
-        lock.withLock {
-            guard let entry = entries[key], entry.token === token else { return nil }
+        registry.withLock { registry in
+            guard let entry = registry.entries[key], entry.token === token else { return nil }
             return entry
         }
+    }
+
+    /// This container's entries.
+    var entries: [ServiceEntry] {
+        registry.withLock { $0.entries.values }
+    }
+
+    /// Removes the entries whose keys match.
+    func removeEntries(where shouldRemove: (ServiceKey) -> Bool) {
+        let removed = registry.withLock { $0.entries.removeAll(where: shouldRemove) }
+        withExtendedLifetime(removed) {}
     }
 
     // MARK: Resolver
@@ -134,7 +144,8 @@ public final class Container: Resolver, @unchecked Sendable {
     /// let car = try container.resolve(Car.self, name: "sports")
     /// ```
     public func resolve<Service>(_ serviceType: Service.Type, name: String?) throws -> Service {
-        try Resolution.resolve(ServiceKey(serviceType: serviceType, name: name, argumentsType: Void.self), in: self)
+        let key = ServiceKey(serviceType: serviceType, name: name, argumentsType: Void.self)
+        return try Resolution.resolve(key, in: self) { entry, resolver in try entry.make(resolver, as: Service.self) }
     }
 
     /// Resolves the service registered for `serviceType` and `name` whose factory takes runtime arguments of these
@@ -148,17 +159,54 @@ public final class Container: Resolver, @unchecked Sendable {
         name: String?,
         arguments: repeat each Argument
     ) throws -> Service {
-        let key = ServiceKey(serviceType: serviceType, name: name, argumentsType: (repeat each Argument).self)
-        return try Resolution.resolve(key, in: self, arguments: repeat each arguments)
+        let argumentsType: Any.Type = (repeat each Argument).self
+        guard argumentsType != Void.self else { return try resolve(serviceType, name: name) }
+        let key = ServiceKey(serviceType: serviceType, name: name, argumentsType: argumentsType)
+        return try Resolution.resolve(key, in: self) { entry, resolver in
+            try unsafeDowncast(entry, to: FactoryEntry<Service, repeat each Argument>.self)
+                .factory(resolver, repeat each arguments)
+        }
     }
 }
 
 extension Container: CustomStringConvertible {
     /// Lists the container's own registrations, sorted, with their scopes.
     public var description: String {
-        let lines = lock.withLock { entries.values.map { "  \($0.key) [\($0.scope)]" } }.sorted()
+        let lines = entries.map { "  \($0.key) [\($0.scope)]" }.sorted()
         let header =
             "Container (\(lines.count) registration\(lines.count == 1 ? "" : "s")\(parent == nil ? "" : ", with a parent"))"
         return ([header] + lines).joined(separator: "\n")
+    }
+}
+
+/// What a container holds: its registrations and settings.
+struct Registry {
+    var entries = ServiceTable()
+    var depthLimit = 200
+}
+
+/// What a look-up found: the registration, the container that holds it, and the instance it holds, if any.
+struct Lookup {
+    var entry: ServiceEntry?
+    var owner: Container
+    /// A strong storage's instance.
+    var heldValue: StoredValue?
+    /// A weak storage's instance.
+    var heldObject: AnyObject?
+    /// The depth limit of the container the look-up started in.
+    let depthLimit: Int
+
+    init(entry: ServiceEntry?, owner: Container, depthLimit: Int) {
+        self.entry = entry
+        self.owner = owner
+        self.depthLimit = depthLimit
+        readHeld(from: entry)
+    }
+
+    /// Reads the instance `entry`'s storage holds. Call with the owning container's lock held.
+    mutating func readHeld(from entry: ServiceEntry?) {
+        guard let storage = entry?.storage else { return }
+        heldValue = storage.heldValueLocked()
+        heldObject = storage.heldObjectLocked()
     }
 }

@@ -29,7 +29,7 @@ public struct Registration<Service>: Sendable {
     /// Changing the scope of a registration drops the instance it held.
     @discardableResult
     public func inObjectScope(_ scope: ObjectScope) -> Registration {
-        container.reconfigure(key, token: token) { $0.reconfigured(scope: scope, hooks: $0.hooks) }
+        container.reconfigure(key, token: token, scope: scope)
         return self
     }
 
@@ -51,9 +51,7 @@ public struct Registration<Service>: Sendable {
     /// properties yet. Use such properties after `resolve` returns, not in initialisers.
     @discardableResult
     public func initCompleted(_ hook: @escaping @Sendable (any Resolver, Service) throws -> Void) -> Registration {
-        container.reconfigure(key, token: token) {
-            $0.reconfigured(scope: $0.scope, hooks: $0.hooks + [InitHook(hook)])
-        }
+        container.reconfigure(key, token: token, addingHook: InitHook(hook))
         return self
     }
 

@@ -3,6 +3,11 @@
 /// Entries are immutable, so a resolution reads one without holding a lock. Configuring a registration
 /// (`inObjectScope`, `initCompleted`) swaps in a reconfigured copy under the container's lock; the copy keeps the
 /// `token`, which is how a ``Registration`` handle finds its entry again and how a graph tells registrations apart.
+///
+/// Two subclasses hold the factory: ``NullaryEntry`` for services without runtime arguments, the common case, and
+/// ``FactoryEntry`` for those with. A resolve builds a nullary service through the overridden `make(_:as:)`, which
+/// costs no metadata look-up in the resolve's unspecialised generic code, where naming `NullaryEntry<Service>`
+/// would (measured: a `swift_getGenericMetadata` hash look-up on every resolve).
 class ServiceEntry: @unchecked Sendable {
     let key: ServiceKey
     let token: RegistrationToken
@@ -20,22 +25,24 @@ class ServiceEntry: @unchecked Sendable {
     }
 
     /// A copy with another scope and hooks. Keeps the instance storage (and the instance) while the scope stays.
-    func reconfigured(scope: ObjectScope, hooks: [InitHook]) -> ServiceEntry {
-        fatalError("subclass responsibility")  // Only FactoryEntry is ever instantiated.
+    func reconfigured(scope: ObjectScope, hooks: [InitHook], lock: Protected<Registry>) -> ServiceEntry {
+        preconditionFailure("Every entry is a NullaryEntry or a FactoryEntry.")
     }
 
-    final func storage(for newScope: ObjectScope) -> InstanceStorage? {
+    /// Builds an instance of a registration without runtime arguments. `Service` is the key's service type.
+    func make<Service>(_ resolver: any Resolver, as _: Service.Type) throws -> Service {
+        preconditionFailure("Only a NullaryEntry is found under a key without arguments.")
+    }
+
+    final func storage(for newScope: ObjectScope, lock: Protected<Registry>) -> InstanceStorage? {
         if newScope == scope { return storage }
-        return InstanceStorage.make(for: newScope)
+        return InstanceStorage.make(for: newScope, lock: lock)
     }
 }
 
-/// The entry of a service built by a factory that takes runtime arguments of the types `Argument...`.
-///
-/// A key names its service and argument types exactly, so the entry found for a key is always the
-/// `FactoryEntry<Service, repeat each Argument>` of that key's types.
-final class FactoryEntry<Service, each Argument>: ServiceEntry, @unchecked Sendable {
-    let factory: @Sendable (any Resolver, repeat each Argument) throws -> Service
+/// The entry of a service whose factory takes no runtime arguments.
+final class NullaryEntry<Produced>: ServiceEntry, @unchecked Sendable {
+    let factory: @Sendable (any Resolver) throws -> Produced
 
     init(
         key: ServiceKey,
@@ -43,21 +50,55 @@ final class FactoryEntry<Service, each Argument>: ServiceEntry, @unchecked Senda
         scope: ObjectScope,
         hooks: [InitHook],
         storage: InstanceStorage?,
-        factory: @escaping @Sendable (any Resolver, repeat each Argument) throws -> Service
+        factory: @escaping @Sendable (any Resolver) throws -> Produced
     ) {
         self.factory = factory
         super.init(key: key, token: token, scope: scope, hooks: hooks, storage: storage)
     }
 
-    override func reconfigured(scope newScope: ObjectScope, hooks newHooks: [InitHook]) -> ServiceEntry {
+    override func make<Service>(_ resolver: any Resolver, as _: Service.Type) throws -> Service {
+        // The key names the service type exactly, so `Service` is `Produced`: a reinterpretation, not a cast.
+        unsafeBitCast(try factory(resolver), to: Service.self)
+    }
+
+    override func reconfigured(
+        scope newScope: ObjectScope, hooks newHooks: [InitHook], lock: Protected<Registry>
+    )
+        -> ServiceEntry
+    {
+        NullaryEntry(
+            key: key, token: token, scope: newScope, hooks: newHooks, storage: storage(for: newScope, lock: lock),
+            factory: factory)
+    }
+}
+
+/// The entry of a service whose factory takes runtime arguments of the types `Argument...` (at least one).
+///
+/// A key names its service and argument types exactly, so the entry found for a key with arguments is always the
+/// `FactoryEntry<Service, repeat each Argument>` of that key's types.
+final class FactoryEntry<Produced, each Argument>: ServiceEntry, @unchecked Sendable {
+    let factory: @Sendable (any Resolver, repeat each Argument) throws -> Produced
+
+    init(
+        key: ServiceKey,
+        token: RegistrationToken,
+        scope: ObjectScope,
+        hooks: [InitHook],
+        storage: InstanceStorage?,
+        factory: @escaping @Sendable (any Resolver, repeat each Argument) throws -> Produced
+    ) {
+        self.factory = factory
+        super.init(key: key, token: token, scope: scope, hooks: hooks, storage: storage)
+    }
+
+    override func reconfigured(
+        scope newScope: ObjectScope, hooks newHooks: [InitHook], lock: Protected<Registry>
+    )
+        -> ServiceEntry
+    {
         FactoryEntry(
-            key: key,
-            token: token,
-            scope: newScope,
-            hooks: newHooks,
-            storage: storage(for: newScope),
-            factory: factory
-        )
+            key: key, token: token, scope: newScope, hooks: newHooks, storage: storage(for: newScope, lock: lock),
+            factory: factory)
     }
 }
 

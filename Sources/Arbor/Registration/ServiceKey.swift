@@ -43,7 +43,12 @@ public struct ServiceKey: Hashable, Sendable, CustomStringConvertible {
     public var hasArguments: Bool { argumentsType != Void.self }
 
     public static func == (lhs: ServiceKey, rhs: ServiceKey) -> Bool {
-        lhs.serviceType == rhs.serviceType && lhs.argumentsType == rhs.argumentsType && lhs.name == rhs.name
+        guard lhs.serviceType == rhs.serviceType, lhs.argumentsType == rhs.argumentsType else { return false }
+        switch (lhs.name, rhs.name) {
+        case (nil, nil): return true
+        case (let left?, let right?): return left == right
+        default: return false
+        }
     }
 
     public func hash(into hasher: inout Hasher) {

@@ -4,51 +4,63 @@
 /// wait; the instance becomes visible to them only when the building resolution has finished, hooks and all.
 /// If that resolution fails, the storage goes back to `empty` and one of the waiters builds it instead.
 ///
-/// Reading a held instance takes only the storage's own lock. Every other transition happens under the
-/// ``CreationCoordinator``'s lock, which never stays held while a factory or hook runs.
+/// The storage's state is guarded by the lock of the container that holds the registration, so the look-up
+/// that finds the registration reads the held instance under the same lock. Transitions other than `reset`
+/// happen under the ``CreationCoordinator``'s lock as well, which never stays held while a factory or hook runs.
 final class InstanceStorage: @unchecked Sendable {
-    enum State {
+    private enum State {
         case empty
         case building(owner: Resolution)
         case holding
     }
 
     let retention: ObjectScope.Retention
-    private let lock = Lock()
+    /// The owning container's lock. `unowned(unsafe)`: the container outlives every use of its storages (a
+    /// look-up runs on the container, and a resolution keeps the container it started in, and so its ancestors,
+    /// alive), and a strong reference would be a cycle through the container's entries.
+    private unowned(unsafe) let lock: Protected<Registry>
     private var state = State.empty
-    /// The instance of a strong storage once held; also the instance being built, in either retention.
-    private var strongInstance: Any?
-    private weak var weakInstance: AnyObject?
+    /// The instance being built (both retentions), or held (strong retention).
+    private var value: StoredValue?
+    private weak var weakObject: AnyObject?
 
-    private init(retention: ObjectScope.Retention) {
+    init(retention: ObjectScope.Retention, lock: Protected<Registry>) {
         self.retention = retention
+        self.lock = lock
     }
 
-    static func make(for scope: ObjectScope) -> InstanceStorage? {
+    static func make(for scope: ObjectScope, lock: Protected<Registry>) -> InstanceStorage? {
         switch scope.storage {
         case .none, .graph: nil
-        case .strong: InstanceStorage(retention: .strong)
-        case .weak: InstanceStorage(retention: .weak)
+        case .strong: InstanceStorage(retention: .strong, lock: lock)
+        case .weak: InstanceStorage(retention: .weak, lock: lock)
         }
     }
 
-    /// The held instance, if there is one. The hot path of a permanent or weak resolve.
-    func heldInstance() -> Any? {
-        lock.withLock {
-            guard case .holding = state else { return nil }
-            return retention == .strong ? strongInstance : weakInstance
-        }
+    // MARK: Reading; the caller holds the owning container's lock
+
+    /// The instance held by a storage with strong retention.
+    func heldValueLocked() -> StoredValue? {
+        guard case .holding = state, retention == .strong else { return nil }
+        return value
     }
+
+    /// The instance held by a storage with weak retention, while something else keeps it alive.
+    func heldObjectLocked() -> AnyObject? {
+        guard case .holding = state, retention == .weak else { return nil }
+        return weakObject
+    }
+
+    // MARK: Changing; what a change drops is released after the locks, since its deinit may use the container
 
     /// Drops the held instance (`resetObjectScope`). An instance still being built is left to finish.
     func reset() {
-        // The dropped instance is released after the lock, since its deinit may use the container.
-        let dropped: Any? = lock.withLock {
+        let dropped: StoredValue? = withLock {
             guard case .holding = state else { return nil }
             state = .empty
-            defer { strongInstance = nil }
-            weakInstance = nil
-            return strongInstance
+            weakObject = nil
+            defer { value = nil }
+            return value
         }
         withExtendedLifetime(dropped) {}
     }
@@ -62,51 +74,63 @@ final class InstanceStorage: @unchecked Sendable {
     }
 
     func snapshot() -> Snapshot {
-        lock.withLock {
+        withLock {
             switch state {
             case .empty:
                 return .empty
             case .building(let owner):
-                return .building(owner: owner, instance: strongInstance)
+                return .building(owner: owner, instance: value?.asAny)
             case .holding:
-                let instance: Any? = retention == .strong ? strongInstance : weakInstance
+                let instance: Any? = retention == .strong ? value?.asAny : weakObject
                 return instance.map { .holding($0) } ?? .empty
             }
         }
     }
 
-    func claim(for owner: Resolution) {
-        lock.withLock {
+    func claim(for owner: Resolution) -> StoredValue? {
+        withLock {
             state = .building(owner: owner)
-            strongInstance = nil
-            weakInstance = nil
+            weakObject = nil
+            defer { value = nil }
+            return value
         }
     }
 
     /// Records the instance the owner's factory returned; the owner's resolution shares it from now on.
-    func built(_ instance: Any) {
-        lock.withLock { strongInstance = instance }
+    func built<Service>(_ instance: Service) {
+        let stored = StoredValue(instance)
+        let replaced: StoredValue? = withLock {
+            defer { value = stored }
+            return value
+        }
+        withExtendedLifetime(replaced) {}
     }
 
-    func publish() {
-        lock.withLock {
-            guard case .building = state else { return }
+    func publish() -> StoredValue? {
+        withLock {
+            guard case .building = state else { return nil }
             state = .holding
-            if retention == .weak {
-                weakInstance = strongInstance.flatMap(asObject)
-                strongInstance = nil
-            }
+            guard retention == .weak, let value else { return nil }
+            weakObject = asObject(value.asAny)
+            self.value = nil
+            return value
         }
     }
 
-    /// Returns the storage to `empty`; hands back the instance it dropped, for the caller to release after its locks.
-    func abandon() -> Any? {
-        lock.withLock {
+    func abandon() -> StoredValue? {
+        withLock {
             guard case .building = state else { return nil }
             state = .empty
-            defer { strongInstance = nil }
-            return strongInstance
+            defer { value = nil }
+            return value
         }
+    }
+
+    @inline(__always)
+    private func withLock<Result>(_ body: () -> Result) -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return body()
     }
 }
 
@@ -121,7 +145,8 @@ func asObject(_ value: Any) -> AnyObject? {
 /// that a resolution on another thread is building, in any container. Keeping the waits in one place is what
 /// lets a resolution see that waiting would close a cycle (thread A waits for B, which waits for A: two threads
 /// entering a cycle of permanent services from opposite ends) and back off instead of deadlocking.
-/// Its lock is held only for these short transitions, never while a factory or hook runs.
+/// Its lock is held only for these short transitions, never while a factory or hook runs. Lock order: the
+/// coordinator's lock, then a container's.
 final class CreationCoordinator: @unchecked Sendable {
     static let shared = CreationCoordinator()
 
@@ -143,6 +168,8 @@ final class CreationCoordinator: @unchecked Sendable {
     private var waits: [ThreadID: Resolution] = [:]
 
     func acquire(_ storage: InstanceStorage, for resolution: Resolution) -> Acquisition {
+        var stale: StoredValue?
+        defer { withExtendedLifetime(stale) {} }
         lock.lock()
         defer { lock.unlock() }
         while true {
@@ -150,7 +177,7 @@ final class CreationCoordinator: @unchecked Sendable {
             case .holding(let instance):
                 return .held(instance)
             case .empty:
-                storage.claim(for: resolution)
+                stale = storage.claim(for: resolution)
                 return .claimed
             case .building(let owner, let instance):
                 if owner === resolution { return .ownBuild(instance) }
@@ -165,17 +192,18 @@ final class CreationCoordinator: @unchecked Sendable {
 
     /// Makes the instances a resolution built visible to everyone, and wakes the threads waiting for them.
     func publish(_ storages: [InstanceStorage]) {
-        lock.withLock {
-            for storage in storages { storage.publish() }
-            lock.broadcast()
+        let released = lock.withLock {
+            defer { lock.broadcast() }
+            return storages.compactMap { $0.publish() }
         }
+        withExtendedLifetime(released) {}
     }
 
     /// Returns storages a failed resolution had claimed to `empty`, and wakes the threads waiting for them.
     func abandon(_ storages: [InstanceStorage]) {
         let dropped = lock.withLock {
             defer { lock.broadcast() }
-            return storages.map { $0.abandon() }
+            return storages.compactMap { $0.abandon() }
         }
         withExtendedLifetime(dropped) {}
     }

@@ -1,6 +1,6 @@
 /// One top-level `resolve` call: the state of the graph being built, and the ``Resolver`` its factories receive.
 ///
-/// A resolution owns everything a graph needs while it is built and nothing outlives it: the depth, the path of
+/// A resolution owns everything a graph needs while it is built, and nothing outlives it: the depth, the path of
 /// services being built (for cycle detection and error messages), the graph-scoped instances, the queue of
 /// deferred `initCompleted` hooks, and the permanent and weak storages it has claimed. It lives on one thread;
 /// a resolver used from another thread, or after the resolution finished, starts a new resolution instead.
@@ -13,12 +13,34 @@
 /// 3. a build runs the factory one level deeper and queues the instance's hooks;
 /// 4. when the outermost factory has returned, run the queued hooks in order, then publish the claimed
 ///    permanent and weak instances. On any error, abandon them instead.
+///
+/// Each thread keeps one finished resolution and reuses it for its next top-level resolve (``ResolutionPool``),
+/// unless a factory kept a reference to it, so a resolve allocates no resolution of its own.
 final class Resolution: Resolver, @unchecked Sendable {
-    /// The container that began the resolution.
-    let origin: Container
-    /// The thread the resolution runs on; only it may touch the state below.
+    /// The thread the resolution runs on; only it touches the state below.
     let thread: ThreadID
-    private let maxDepth: Int
+    /// Everything else, behind a pointer: the resolution is used from one thread only, so the dynamic exclusivity
+    /// checks Swift makes on a class's stored properties buy nothing here (measured: they were a quarter of the
+    /// cost of resolving a transient service without dependencies).
+    private let state: UnsafeMutablePointer<State>
+
+    private struct State {
+        /// The container that began the resolution.
+        var origin: Container
+        var maxDepth = 0
+        var phase = Phase.finished
+        /// Where look-ups start: the origin, or the container that owns the permanent or weak instance being built.
+        var context: Container
+        /// The depth of the instance whose factory or hook is running; nested resolves go one deeper.
+        var depth = -1
+        /// The services whose factories are running, outermost first.
+        var building: [Frame] = []
+        /// While a hook runs: the path that created its instance. Prefixes `building` in error paths.
+        var hookPath: [ServiceKey] = []
+        var graph = GraphInstances()
+        var pendingHooks: [PendingHook] = []
+        var claims: [InstanceStorage] = []
+    }
 
     private enum Phase {
         case active
@@ -27,28 +49,12 @@ final class Resolution: Resolver, @unchecked Sendable {
         case finished
     }
 
-    private var phase = Phase.active
-    /// Where lookups start: the origin, or the container that owns the permanent or weak instance being built.
-    private var context: Container
-    /// The depth of the instance whose factory or hook is running; nested resolves go one deeper.
-    private var depth = -1
-    /// The services whose factories are running, outermost first.
-    private var building: [Frame] = []
-    /// While a hook runs: the path that created its instance. Prefixes `building` in error paths.
-    private var hookPath: [ServiceKey] = []
-    private var graphInstances: [GraphSlot: Any] = [:]
-    private var pendingHooks: [PendingHook] = []
-    private var claims: [InstanceStorage] = []
+    /// How a resolve calls its registration's factory: with the resolve's runtime arguments, if any.
+    typealias Invocation<Service> = (ServiceEntry, Resolution) throws -> Service
 
     private struct Frame {
         let key: ServiceKey
         let slot: GraphSlot
-    }
-
-    /// Identifies one instance within a graph: a registration, built from one context container.
-    private struct GraphSlot: Hashable {
-        let registration: ObjectIdentifier
-        let context: ObjectIdentifier
     }
 
     private struct PendingHook {
@@ -59,31 +65,39 @@ final class Resolution: Resolver, @unchecked Sendable {
         let context: Container
     }
 
-    private init(origin: Container, maxDepth: Int) {
-        self.origin = origin
-        self.context = origin
-        self.maxDepth = maxDepth
-        self.thread = .current
+    private init(origin: Container) {
+        state = .allocate(capacity: 1)
+        state.initialize(to: State(origin: origin, context: origin))
+        thread = .current
     }
+
+    deinit {
+        state.deinitialize(count: 1)
+        state.deallocate()
+    }
+
+    /// The container that began the resolution.
+    var origin: Container { state.pointee.origin }
 
     // MARK: Top level
 
     /// Resolves `key` as a new top-level resolution that starts in `container`.
-    static func resolve<Service, each Argument>(
+    static func resolve<Service>(
         _ key: ServiceKey,
         in container: Container,
-        arguments: repeat each Argument
+        invoke: Invocation<Service>
     ) throws -> Service {
-        let found = container.lookup(key)
+        let lookup = container.lookupForResolution(key)
         // Fast path: an instance a permanent or weak registration already holds needs no resolution at all.
-        if let storage = found?.entry.storage, let instance = storage.heldInstance() {
-            return try cast(instance, key: key, path: [key])
-        }
+        if let held = lookup.heldValue { return held.load(as: Service.self) }
+        if let held = lookup.heldObject { return held as! Service }  // A weak storage holds its own `Service`.
         var retries = 0
         while true {
-            let resolution = Resolution(origin: container, maxDepth: container.maxResolutionDepth)
+            var resolution = ResolutionPool.take() ?? Resolution(origin: container)
+            resolution.begin(in: container, maxDepth: lookup.depthLimit)
             do {
-                return try resolution.run(key, found: found, arguments: repeat each arguments)
+                defer { ResolutionPool.recycle(&resolution) }
+                return try resolution.run(key, lookup: lookup, invoke: invoke)
             } catch is DeadlockRetry {
                 // Another thread is building an instance this one needs, and waits for one this one built.
                 // Everything this attempt claimed is released; give the other thread time to finish.
@@ -102,40 +116,50 @@ final class Resolution: Resolver, @unchecked Sendable {
         }
     }
 
-    private func run<Service, each Argument>(
-        _ key: ServiceKey,
-        found: (entry: ServiceEntry, owner: Container)?,
-        arguments: repeat each Argument
-    ) throws -> Service {
+    private static let maxRetries = 1_000
+
+    private func begin(in container: Container, maxDepth: Int) {
+        state.pointee.origin = container
+        state.pointee.context = container
+        state.pointee.maxDepth = maxDepth
+        state.pointee.depth = -1
+        state.pointee.phase = .active
+    }
+
+    private func run<Service>(_ key: ServiceKey, lookup: Lookup, invoke: Invocation<Service>) throws -> Service {
         defer { finish() }
         do {
-            let instance: Service = try resolve(key, found: found, depth: 0, arguments: repeat each arguments)
-            try runPendingHooks()
-            if !claims.isEmpty { CreationCoordinator.shared.publish(claims) }
+            let instance = try resolve(key, lookup: lookup, depth: 0, invoke: invoke)
+            if !state.pointee.pendingHooks.isEmpty { try runPendingHooks() }
+            if !state.pointee.claims.isEmpty { CreationCoordinator.shared.publish(state.pointee.claims) }
             return instance
         } catch {
-            if !claims.isEmpty { CreationCoordinator.shared.abandon(claims) }
-            if phase == .aborted { throw DeadlockRetry() }
+            if !state.pointee.claims.isEmpty { CreationCoordinator.shared.abandon(state.pointee.claims) }
+            if state.pointee.phase == .aborted { throw DeadlockRetry() }
             throw error
         }
     }
 
-    /// Drops every instance the resolution kept, so a resolver captured by a factory keeps nothing alive.
+    /// Drops every instance the resolution kept, so a resolver captured by a factory keeps nothing alive. Keeps
+    /// the capacity of its buffers for the next resolution on this thread.
     private func finish() {
-        phase = .finished
-        graphInstances = [:]
-        pendingHooks = []
-        claims = []
-        building = []
-        hookPath = []
+        state.pointee.phase = .finished
+        state.pointee.graph.removeAll()
+        if !state.pointee.pendingHooks.isEmpty { state.pointee.pendingHooks.removeAll(keepingCapacity: true) }
+        if !state.pointee.claims.isEmpty { state.pointee.claims.removeAll(keepingCapacity: true) }
+        if !state.pointee.building.isEmpty { state.pointee.building.removeAll(keepingCapacity: true) }
+        if !state.pointee.hookPath.isEmpty { state.pointee.hookPath.removeAll() }
     }
 
     // MARK: Resolver
 
     func resolve<Service>(_ serviceType: Service.Type, name: String?) throws -> Service {
-        let key = ServiceKey(serviceType: serviceType, name: name, argumentsType: Void.self)
         guard try isUsable() else { return try origin.resolve(serviceType, name: name) }
-        return try resolve(key, found: context.lookup(key), depth: depth + 1)
+        let key = ServiceKey(serviceType: serviceType, name: name, argumentsType: Void.self)
+        return try resolve(key, lookup: state.pointee.context.lookupForResolution(key), depth: state.pointee.depth + 1)
+        { entry, resolution in
+            try entry.make(resolution, as: Service.self)
+        }
     }
 
     func resolve<Service, each Argument>(
@@ -143,18 +167,24 @@ final class Resolution: Resolver, @unchecked Sendable {
         name: String?,
         arguments: repeat each Argument
     ) throws -> Service {
-        let key = ServiceKey(serviceType: serviceType, name: name, argumentsType: (repeat each Argument).self)
+        let argumentsType: Any.Type = (repeat each Argument).self
+        guard argumentsType != Void.self else { return try resolve(serviceType, name: name) }
         guard try isUsable() else {
             return try origin.resolve(serviceType, name: name, arguments: repeat each arguments)
         }
-        return try resolve(key, found: context.lookup(key), depth: depth + 1, arguments: repeat each arguments)
+        let key = ServiceKey(serviceType: serviceType, name: name, argumentsType: argumentsType)
+        return try resolve(key, lookup: state.pointee.context.lookupForResolution(key), depth: state.pointee.depth + 1)
+        { entry, resolution in
+            try unsafeDowncast(entry, to: FactoryEntry<Service, repeat each Argument>.self)
+                .factory(resolution, repeat each arguments)
+        }
     }
 
     /// Whether a resolve through this resolver joins the resolution. `false` on another thread or after the
     /// resolution finished: then it starts a new one.
     private func isUsable() throws -> Bool {
         guard thread == .current else { return false }
-        switch phase {
+        switch state.pointee.phase {
         case .active: return true
         case .aborted: throw DeadlockRetry()
         case .finished: return false
@@ -163,56 +193,52 @@ final class Resolution: Resolver, @unchecked Sendable {
 
     // MARK: Resolving one key
 
-    private func resolve<Service, each Argument>(
+    private func resolve<Service>(
         _ key: ServiceKey,
-        found: (entry: ServiceEntry, owner: Container)?,
+        lookup: Lookup,
         depth: Int,
-        arguments: repeat each Argument
+        invoke: Invocation<Service>
     ) throws -> Service {
-        guard depth <= maxDepth else {
+        guard depth <= state.pointee.maxDepth else {
             throw error(.depthLimitExceeded, key: key, detail: depthLimitDetail)
         }
-        guard let (entry, owner) = found else {
-            throw error(.notRegistered, key: key, alternatives: context.registrations(of: key))
+        guard let entry = lookup.entry else {
+            throw error(.notRegistered, key: key, alternatives: state.pointee.context.registrations(of: key))
         }
-        // The key names the service and argument types exactly, so this is the entry of those types.
-        let factoryEntry = unsafeDowncast(entry, to: FactoryEntry<Service, repeat each Argument>.self)
         switch entry.scope.storage {
         case .none:
-            let slot = GraphSlot(registration: ObjectIdentifier(entry.token), context: ObjectIdentifier(context))
-            return try build(factoryEntry, key: key, slot: slot, depth: depth, arguments: repeat each arguments)
+            let slot = GraphSlot(
+                registration: ObjectIdentifier(entry.token), context: ObjectIdentifier(state.pointee.context))
+            return try build(entry, key: key, slot: slot, depth: depth, invoke: invoke)
         case .graph:
-            let slot = GraphSlot(registration: ObjectIdentifier(entry.token), context: ObjectIdentifier(context))
-            if let shared = graphInstances[slot] {
-                return try Self.cast(shared, key: key, path: path(to: key))
+            let slot = GraphSlot(
+                registration: ObjectIdentifier(entry.token), context: ObjectIdentifier(state.pointee.context))
+            if let shared = state.pointee.graph[slot] {
+                return try cast(shared, key: key)
             }
-            let instance = try build(factoryEntry, key: key, slot: slot, depth: depth, arguments: repeat each arguments)
-            graphInstances[slot] = instance
+            let instance = try build(entry, key: key, slot: slot, depth: depth, invoke: invoke)
+            state.pointee.graph[slot] = instance
             return instance
         case .strong, .weak:
             // Permanent and weak instances are built from the container that owns the registration.
-            let storage = entry.storage!
-            if let held = storage.heldInstance() {
-                return try Self.cast(held, key: key, path: path(to: key))
-            }
+            if let held = lookup.heldValue { return held.load(as: Service.self) }
+            if let held = lookup.heldObject { return held as! Service }  // A weak storage holds its own `Service`.
             return try acquire(
-                factoryEntry, storage: storage, owner: owner, key: key, depth: depth, arguments: repeat each arguments)
+                entry, storage: entry.storage!, owner: lookup.owner, key: key, depth: depth, invoke: invoke)
         }
     }
 
-    private func acquire<Service, each Argument>(
-        _ entry: FactoryEntry<Service, repeat each Argument>,
+    private func acquire<Service>(
+        _ entry: ServiceEntry,
         storage: InstanceStorage,
         owner: Container,
         key: ServiceKey,
         depth: Int,
-        arguments: repeat each Argument
+        invoke: Invocation<Service>
     ) throws -> Service {
         switch CreationCoordinator.shared.acquire(storage, for: self) {
-        case .held(let instance):
-            return try Self.cast(instance, key: key, path: path(to: key))
-        case .ownBuild(let instance?):
-            return try Self.cast(instance, key: key, path: path(to: key))
+        case .held(let instance), .ownBuild(let instance?):
+            return try cast(instance, key: key)
         case .ownBuild(nil):
             throw error(.circularDependency, key: key)
         case .sameThread:
@@ -224,26 +250,26 @@ final class Resolution: Resolver, @unchecked Sendable {
                     factory's resolver to share the instance.
                     """)
         case .deadlock:
-            phase = .aborted
+            state.pointee.phase = .aborted
             throw DeadlockRetry()
         case .claimed:
-            claims.append(storage)
+            state.pointee.claims.append(storage)
             let slot = GraphSlot(registration: ObjectIdentifier(entry.token), context: ObjectIdentifier(owner))
-            let saved = context
-            context = owner
-            defer { context = saved }
+            let saved = state.pointee.context
+            state.pointee.context = owner
+            defer { state.pointee.context = saved }
             let instance: Service
             do {
-                instance = try build(entry, key: key, slot: slot, depth: depth, arguments: repeat each arguments)
+                instance = try build(entry, key: key, slot: slot, depth: depth, invoke: invoke)
             } catch {
                 // Release the claim now, so threads waiting for this instance can build it themselves.
-                claims.removeLast()
+                state.pointee.claims.removeLast()
                 CreationCoordinator.shared.abandon([storage])
                 throw error
             }
             if storage.retention == .weak, asObject(instance) == nil {
                 // A value type has no identity to share: weak scope behaves as transient for it.
-                claims.removeLast()
+                state.pointee.claims.removeLast()
                 CreationCoordinator.shared.abandon([storage])
             } else {
                 storage.built(instance)
@@ -253,33 +279,34 @@ final class Resolution: Resolver, @unchecked Sendable {
     }
 
     /// Runs the factory one level deeper, and queues the instance's hooks.
-    private func build<Service, each Argument>(
-        _ entry: FactoryEntry<Service, repeat each Argument>,
+    private func build<Service>(
+        _ entry: ServiceEntry,
         key: ServiceKey,
         slot: GraphSlot,
         depth: Int,
-        arguments: repeat each Argument
+        invoke: Invocation<Service>
     ) throws -> Service {
-        if building.contains(where: { $0.slot == slot }) {
+        if state.pointee.building.contains(where: { $0.slot == slot }) {
             throw error(.circularDependency, key: key)
         }
-        building.append(Frame(key: key, slot: slot))
-        let outerDepth = self.depth
-        self.depth = depth
+        state.pointee.building.append(Frame(key: key, slot: slot))
+        let outerDepth = state.pointee.depth
+        state.pointee.depth = depth
         defer {
-            building.removeLast()
-            self.depth = outerDepth
+            state.pointee.building.removeLast()
+            state.pointee.depth = outerDepth
         }
         let instance: Service
         do {
-            instance = try entry.factory(self, repeat each arguments)
+            instance = try invoke(entry, self)
         } catch {
             throw failure(error, key: key, path: path(), detail: "its factory threw an error")
         }
-        if phase == .aborted { throw DeadlockRetry() }
+        if state.pointee.phase == .aborted { throw DeadlockRetry() }
         if !entry.hooks.isEmpty {
-            pendingHooks.append(
-                PendingHook(hooks: entry.hooks, instance: instance, path: path(), depth: depth, context: context))
+            state.pointee.pendingHooks.append(
+                PendingHook(
+                    hooks: entry.hooks, instance: instance, path: path(), depth: depth, context: state.pointee.context))
         }
         return instance
     }
@@ -291,14 +318,14 @@ final class Resolution: Resolver, @unchecked Sendable {
     /// the hook's instance, so a chain of hooks that never ends runs into the depth limit.
     private func runPendingHooks() throws {
         var next = 0
-        while next < pendingHooks.count {
-            let pending = pendingHooks[next]
+        while next < state.pointee.pendingHooks.count {
+            let pending = state.pointee.pendingHooks[next]
             next += 1
-            let saved = (context, depth, hookPath)
-            context = pending.context
-            depth = pending.depth
-            hookPath = pending.path
-            defer { (context, depth, hookPath) = saved }
+            let saved = (state.pointee.context, state.pointee.depth, state.pointee.hookPath)
+            state.pointee.context = pending.context
+            state.pointee.depth = pending.depth
+            state.pointee.hookPath = pending.path
+            defer { (state.pointee.context, state.pointee.depth, state.pointee.hookPath) = saved }
             for hook in pending.hooks {
                 do {
                     try hook.run(self, pending.instance)
@@ -306,21 +333,16 @@ final class Resolution: Resolver, @unchecked Sendable {
                     throw failure(
                         error, key: pending.path.last!, path: pending.path, detail: "an initCompleted hook threw")
                 }
-                if phase == .aborted { throw DeadlockRetry() }
+                if state.pointee.phase == .aborted { throw DeadlockRetry() }
             }
         }
-        pendingHooks.removeAll()
     }
 
     // MARK: Errors
 
     /// The path to the service being built now, outermost first.
     private func path() -> [ServiceKey] {
-        hookPath + building.map(\.key)
-    }
-
-    private func path(to key: ServiceKey) -> [ServiceKey] {
-        path() + [key]
+        state.pointee.hookPath + state.pointee.building.map(\.key)
     }
 
     private func error(
@@ -329,30 +351,28 @@ final class Resolution: Resolver, @unchecked Sendable {
         alternatives: [ServiceKey] = [],
         detail: String? = nil
     ) -> ResolutionError {
-        ResolutionError(reason, key: key, path: path(to: key), registeredAlternatives: alternatives, detail: detail)
+        ResolutionError(reason, key: key, path: path() + [key], registeredAlternatives: alternatives, detail: detail)
     }
 
     /// A `ResolutionError` from a nested resolve passes up unchanged; any other error becomes `.factoryFailed`.
     private func failure(_ error: any Error, key: ServiceKey, path: [ServiceKey], detail: String) -> any Error {
-        if phase == .aborted || error is DeadlockRetry { return DeadlockRetry() }
+        if state.pointee.phase == .aborted || error is DeadlockRetry { return DeadlockRetry() }
         if error is ResolutionError { return error }
         return ResolutionError(.factoryFailed(error), key: key, path: path, detail: detail)
     }
 
     private var depthLimitDetail: String {
-        "The limit is \(maxDepth) (maxResolutionDepth of the container where the resolution started)."
+        "The limit is \(state.pointee.maxDepth) (maxResolutionDepth of the container where the resolution started)."
     }
 
-    static func cast<Service>(_ instance: Any, key: ServiceKey, path: [ServiceKey]) throws -> Service {
+    private func cast<Service>(_ instance: Any, key: ServiceKey) throws -> Service {
         guard let service = instance as? Service else {
-            throw ResolutionError(
-                .typeMismatch, key: key, path: path,
+            throw error(
+                .typeMismatch, key: key,
                 detail: "The registration produced a \(type(of: instance)), which is not a \(Service.self).")
         }
         return service
     }
-
-    private static let maxRetries = 1_000
 }
 
 /// Unwinds a resolution that found it would deadlock with another thread. Never escapes a top-level `resolve`.

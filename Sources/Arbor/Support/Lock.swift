@@ -62,3 +62,48 @@ final class Lock: @unchecked Sendable {
         pthread_cond_broadcast(condition)
     }
 }
+
+/// A value and the mutex that protects it, in one allocation.
+///
+/// The value is reached through pointers, so reading it under the lock costs no dynamic exclusivity check: the
+/// mutex already guarantees exclusive access. (Measured: a `var` on a class, read inside `withLock`, paid
+/// `swift_beginAccess` on every registry look-up.)
+final class Protected<Value>: ManagedBuffer<Value, pthread_mutex_t> {
+    static func make(_ value: Value) -> Protected<Value> {
+        let buffer = unsafeDowncast(Self.create(minimumCapacity: 1) { _ in value }, to: Protected<Value>.self)
+        buffer.withUnsafeMutablePointerToElements { mutex in
+            mutex.initialize(to: pthread_mutex_t())
+            let result = pthread_mutex_init(mutex, nil)
+            precondition(result == 0, "pthread_mutex_init failed: \(result)")
+        }
+        return buffer
+    }
+
+    deinit {
+        withUnsafeMutablePointerToElements { mutex in
+            pthread_mutex_destroy(mutex)
+            mutex.deinitialize(count: 1)
+        }
+    }
+
+    /// Runs `body` with the lock held and the value open for change.
+    @inline(__always)
+    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+        try withUnsafeMutablePointers { value, mutex in
+            pthread_mutex_lock(mutex)
+            defer { pthread_mutex_unlock(mutex) }
+            return try body(&value.pointee)
+        }
+    }
+
+    /// Takes the lock, for state that lives elsewhere but is guarded by this mutex. Pair with `unlock()`.
+    @inline(__always)
+    func lock() {
+        withUnsafeMutablePointerToElements { _ = pthread_mutex_lock($0) }
+    }
+
+    @inline(__always)
+    func unlock() {
+        withUnsafeMutablePointerToElements { _ = pthread_mutex_unlock($0) }
+    }
+}

@@ -1,0 +1,47 @@
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// Keeps one idle ``Resolution`` per thread, so a top-level resolve reuses it instead of allocating one.
+///
+/// Measured: allocating and freeing the resolution was a third of the cost of resolving a transient service
+/// without dependencies. A resolution goes back to its thread's slot only if nothing else references it: a
+/// factory that kept its resolver keeps a finished resolution, which then stays finished for good.
+enum ResolutionPool {
+    private static let slot: pthread_key_t = {
+        var key = pthread_key_t()
+        let result = pthread_key_create(&key, releaseSlot)
+        precondition(result == 0, "pthread_key_create failed: \(result)")
+        return key
+    }()
+
+    /// The calling thread's idle resolution, now the caller's; `nil` if there is none (or it is in use).
+    static func take() -> Resolution? {
+        guard let raw = pthread_getspecific(slot) else { return nil }
+        pthread_setspecific(slot, nil)
+        return Unmanaged<Resolution>.fromOpaque(raw).takeRetainedValue()
+    }
+
+    /// Keeps a finished resolution for the thread's next resolve, unless something else still references it.
+    static func recycle(_ resolution: inout Resolution) {
+        guard isKnownUniquelyReferenced(&resolution), resolution.thread == .current,
+            pthread_getspecific(slot) == nil
+        else { return }
+        pthread_setspecific(slot, Unmanaged.passRetained(resolution).toOpaque())
+    }
+}
+
+#if canImport(Darwin)
+private func releaseSlot(_ raw: UnsafeMutableRawPointer) {
+    Unmanaged<Resolution>.fromOpaque(raw).release()
+}
+#else
+private func releaseSlot(_ raw: UnsafeMutableRawPointer?) {
+    guard let raw else { return }
+    Unmanaged<Resolution>.fromOpaque(raw).release()
+}
+#endif
