@@ -38,6 +38,15 @@ public final class Container: Resolver, @unchecked Sendable {
     public init(parent: Container? = nil, defaultScope: ObjectScope = .graph) {
         self.parent = parent
         self.defaultScope = defaultScope
+        if let parent {
+            // Join the parent's subtree: inherit the leak trackers that watch it, and let later ones find us.
+            let trackers = parent.registry.withLock { registry in
+                registry.children.removeAll { $0.container == nil }
+                registry.children.append(WeakContainer(container: self))
+                return registry.trackers
+            }
+            registry.withLock { $0.trackers = trackers }
+        }
     }
 
     /// Makes a child of this container, with the same default scope.
@@ -64,7 +73,9 @@ public final class Container: Resolver, @unchecked Sendable {
     /// container's depth limit, each read under the lock of the container that has it.
     func lookupForResolution(_ key: ServiceKey) -> Lookup {
         var lookup = registry.withLock { registry in
-            Lookup(entry: registry.entries[key], owner: self, depthLimit: registry.depthLimit)
+            Lookup(
+                entry: registry.entries[key], owner: self, depthLimit: registry.depthLimit,
+                trackers: registry.trackers)
         }
         var container = self
         while lookup.entry == nil, let parent = container.parent {
@@ -77,6 +88,16 @@ public final class Container: Resolver, @unchecked Sendable {
             }
         }
         return lookup
+    }
+
+    /// Adds a leak tracker to this container and every descendant, present and future.
+    func attach(_ tracker: LeakTracker) {
+        let children = registry.withLock { registry in
+            registry.trackers.removeAll { $0.tracker == nil }
+            registry.trackers.append(WeakTracker(tracker: tracker))
+            return registry.children.compactMap(\.container)
+        }
+        for child in children { child.attach(tracker) }
     }
 
     /// The keys registered for `key`'s service type, here and in the ancestors, nearest first.
@@ -145,7 +166,10 @@ public final class Container: Resolver, @unchecked Sendable {
     /// ```
     public func resolve<Service>(_ serviceType: Service.Type, name: String?) throws -> Service {
         let key = ServiceKey(serviceType: serviceType, name: name, argumentsType: Void.self)
-        return try Resolution.resolve(key, in: self) { entry, resolver in try entry.make(resolver, as: Service.self) }
+        return try Resolution.resolve(key, in: self) { entry, resolution, depth in
+            guard let entry else { return try resolution.derive(Service.self, name: name, depth: depth) }
+            return try entry.make(resolution, as: Service.self)
+        }
     }
 
     /// Resolves the service registered for `serviceType` and `name` whose factory takes runtime arguments of these
@@ -162,9 +186,12 @@ public final class Container: Resolver, @unchecked Sendable {
         let argumentsType: Any.Type = (repeat each Argument).self
         guard argumentsType != Void.self else { return try resolve(serviceType, name: name) }
         let key = ServiceKey(serviceType: serviceType, name: name, argumentsType: argumentsType)
-        return try Resolution.resolve(key, in: self) { entry, resolver in
-            try unsafeDowncast(entry, to: FactoryEntry<Service, repeat each Argument>.self)
-                .factory(resolver, repeat each arguments)
+        return try Resolution.resolve(key, in: self) { entry, resolution, depth in
+            guard let entry else {
+                return try resolution.derive(Service.self, name: name, depth: depth, arguments: repeat each arguments)
+            }
+            return try unsafeDowncast(entry, to: FactoryEntry<Service, repeat each Argument>.self)
+                .factory(resolution, repeat each arguments)
         }
     }
 }
@@ -183,6 +210,14 @@ extension Container: CustomStringConvertible {
 struct Registry {
     var entries = ServiceTable()
     var depthLimit = 200
+    /// The leak trackers watching this container: those made on it and on its ancestors.
+    var trackers: [WeakTracker] = []
+    /// The container's children, so a tracker made here reaches the whole subtree.
+    var children: [WeakContainer] = []
+}
+
+struct WeakContainer {
+    weak var container: Container?
 }
 
 /// What a look-up found: the registration, the container that holds it, and the instance it holds, if any.
@@ -195,11 +230,14 @@ struct Lookup {
     var heldObject: AnyObject?
     /// The depth limit of the container the look-up started in.
     let depthLimit: Int
+    /// The leak trackers watching the container the look-up started in. Usually empty.
+    let trackers: [WeakTracker]
 
-    init(entry: ServiceEntry?, owner: Container, depthLimit: Int) {
+    init(entry: ServiceEntry?, owner: Container, depthLimit: Int, trackers: [WeakTracker]) {
         self.entry = entry
         self.owner = owner
         self.depthLimit = depthLimit
+        self.trackers = trackers
         readHeld(from: entry)
     }
 

@@ -51,6 +51,14 @@ final class InstanceStorage: @unchecked Sendable {
         return weakObject
     }
 
+    /// Whether the storage keeps `object` strongly: the instance of a permanent (or other strong) registration.
+    func keeps(_ object: AnyObject) -> Bool {
+        withLock {
+            guard case .holding = state, retention == .strong, let value else { return false }
+            return asObject(value.asAny) === object
+        }
+    }
+
     // MARK: Changing; what a change drops is released after the locks, since its deinit may use the container
 
     /// Drops the held instance (`resetObjectScope`). An instance still being built is left to finish.

@@ -40,6 +40,8 @@ final class Resolution: Resolver, @unchecked Sendable {
         var graph = GraphInstances()
         var pendingHooks: [PendingHook] = []
         var claims: [InstanceStorage] = []
+        /// The leak trackers watching the origin. Usually empty: then tracking costs this one check per build.
+        var trackers: [WeakTracker] = []
     }
 
     private enum Phase {
@@ -49,8 +51,10 @@ final class Resolution: Resolver, @unchecked Sendable {
         case finished
     }
 
-    /// How a resolve calls its registration's factory: with the resolve's runtime arguments, if any.
-    typealias Invocation<Service> = (ServiceEntry, Resolution) throws -> Service
+    /// How a resolve calls its registration's factory, with the resolve's runtime arguments if any. Called with
+    /// `nil` when nothing is registered under the key: then it derives the service (``DerivedService``) at the
+    /// given depth, or throws ``NotDerivable``.
+    typealias Invocation<Service> = (ServiceEntry?, Resolution, Int) throws -> Service
 
     private struct Frame {
         let key: ServiceKey
@@ -94,7 +98,7 @@ final class Resolution: Resolver, @unchecked Sendable {
         var retries = 0
         while true {
             var resolution = ResolutionPool.take() ?? Resolution(origin: container)
-            resolution.begin(in: container, maxDepth: lookup.depthLimit)
+            resolution.begin(in: container, maxDepth: lookup.depthLimit, trackers: lookup.trackers)
             do {
                 defer { ResolutionPool.recycle(&resolution) }
                 return try resolution.run(key, lookup: lookup, invoke: invoke)
@@ -118,7 +122,8 @@ final class Resolution: Resolver, @unchecked Sendable {
 
     private static let maxRetries = 1_000
 
-    private func begin(in container: Container, maxDepth: Int) {
+    private func begin(in container: Container, maxDepth: Int, trackers: [WeakTracker]) {
+        state.pointee.trackers = trackers
         state.pointee.origin = container
         state.pointee.context = container
         state.pointee.maxDepth = maxDepth
@@ -149,17 +154,14 @@ final class Resolution: Resolver, @unchecked Sendable {
         if !state.pointee.claims.isEmpty { state.pointee.claims.removeAll(keepingCapacity: true) }
         if !state.pointee.building.isEmpty { state.pointee.building.removeAll(keepingCapacity: true) }
         if !state.pointee.hookPath.isEmpty { state.pointee.hookPath.removeAll() }
+        if !state.pointee.trackers.isEmpty { state.pointee.trackers = [] }
     }
 
     // MARK: Resolver
 
     func resolve<Service>(_ serviceType: Service.Type, name: String?) throws -> Service {
         guard try isUsable() else { return try origin.resolve(serviceType, name: name) }
-        let key = ServiceKey(serviceType: serviceType, name: name, argumentsType: Void.self)
-        return try resolve(key, lookup: state.pointee.context.lookupForResolution(key), depth: state.pointee.depth + 1)
-        { entry, resolution in
-            try entry.make(resolution, as: Service.self)
-        }
+        return try resolve(serviceType, name: name, depth: state.pointee.depth + 1)
     }
 
     func resolve<Service, each Argument>(
@@ -167,17 +169,61 @@ final class Resolution: Resolver, @unchecked Sendable {
         name: String?,
         arguments: repeat each Argument
     ) throws -> Service {
-        let argumentsType: Any.Type = (repeat each Argument).self
-        guard argumentsType != Void.self else { return try resolve(serviceType, name: name) }
         guard try isUsable() else {
             return try origin.resolve(serviceType, name: name, arguments: repeat each arguments)
         }
+        return try resolve(serviceType, name: name, depth: state.pointee.depth + 1, arguments: repeat each arguments)
+    }
+
+    /// Resolves within this resolution, at `depth`.
+    func resolve<Service>(_ serviceType: Service.Type, name: String?, depth: Int) throws -> Service {
+        let key = ServiceKey(serviceType: serviceType, name: name, argumentsType: Void.self)
+        return try resolve(key, lookup: state.pointee.context.lookupForResolution(key), depth: depth) {
+            entry, resolution, depth in
+            guard let entry else { return try resolution.derive(Service.self, name: name, depth: depth) }
+            return try entry.make(resolution, as: Service.self)
+        }
+    }
+
+    /// Resolves within this resolution, at `depth`, with runtime arguments.
+    func resolve<Service, each Argument>(
+        _ serviceType: Service.Type,
+        name: String?,
+        depth: Int,
+        arguments: repeat each Argument
+    ) throws -> Service {
+        let argumentsType: Any.Type = (repeat each Argument).self
+        guard argumentsType != Void.self else { return try resolve(serviceType, name: name, depth: depth) }
         let key = ServiceKey(serviceType: serviceType, name: name, argumentsType: argumentsType)
-        return try resolve(key, lookup: state.pointee.context.lookupForResolution(key), depth: state.pointee.depth + 1)
-        { entry, resolution in
-            try unsafeDowncast(entry, to: FactoryEntry<Service, repeat each Argument>.self)
+        return try resolve(key, lookup: state.pointee.context.lookupForResolution(key), depth: depth) {
+            entry, resolution, depth in
+            guard let entry else {
+                return try resolution.derive(Service.self, name: name, depth: depth, arguments: repeat each arguments)
+            }
+            return try unsafeDowncast(entry, to: FactoryEntry<Service, repeat each Argument>.self)
                 .factory(resolution, repeat each arguments)
         }
+    }
+
+    /// Builds a service that has no registration of its own from one that has: `Optional<T>` from `T`, and so on.
+    func derive<Service, each Argument>(
+        _ serviceType: Service.Type,
+        name: String?,
+        depth: Int,
+        arguments: repeat each Argument
+    ) throws -> Service {
+        guard let derived = Service.self as? any DerivedService.Type else { throw NotDerivable() }
+        let instance = try derive(derived, name: name, depth: depth, arguments: repeat each arguments)
+        return instance as! Service  // `derived` is `Service.self`.
+    }
+
+    private func derive<Derived: DerivedService, each Argument>(
+        _: Derived.Type,
+        name: String?,
+        depth: Int,
+        arguments: repeat each Argument
+    ) throws -> Any {
+        try Derived.derive(in: self, name: name, depth: depth, arguments: repeat each arguments)
     }
 
     /// Whether a resolve through this resolver joins the resolution. `false` on another thread or after the
@@ -203,7 +249,11 @@ final class Resolution: Resolver, @unchecked Sendable {
             throw error(.depthLimitExceeded, key: key, detail: depthLimitDetail)
         }
         guard let entry = lookup.entry else {
-            throw error(.notRegistered, key: key, alternatives: state.pointee.context.registrations(of: key))
+            do {
+                return try invoke(nil, self, depth)
+            } catch is NotDerivable {
+                throw error(.notRegistered, key: key, alternatives: state.pointee.context.registrations(of: key))
+            }
         }
         switch entry.scope.storage {
         case .none:
@@ -298,11 +348,14 @@ final class Resolution: Resolver, @unchecked Sendable {
         }
         let instance: Service
         do {
-            instance = try invoke(entry, self)
+            instance = try invoke(entry, self, depth)
         } catch {
             throw failure(error, key: key, path: path(), detail: "its factory threw an error")
         }
         if state.pointee.phase == .aborted { throw DeadlockRetry() }
+        if !state.pointee.trackers.isEmpty {
+            LeakTracker.record(instance, entry: entry, path: path(), in: state.pointee.trackers)
+        }
         if !entry.hooks.isEmpty {
             state.pointee.pendingHooks.append(
                 PendingHook(
@@ -377,3 +430,6 @@ final class Resolution: Resolver, @unchecked Sendable {
 
 /// Unwinds a resolution that found it would deadlock with another thread. Never escapes a top-level `resolve`.
 struct DeadlockRetry: Error {}
+
+/// Says that a service without a registration cannot be derived either: the resolve throws `.notRegistered`.
+struct NotDerivable: Error {}

@@ -1,0 +1,162 @@
+/// Finds the objects a test resolved that are still alive when they should be gone — typically a retain cycle.
+///
+/// ```swift
+/// let tracker = LeakTracker(container)      // from now on, records what factories create
+/// do {
+///     let screen = try container.resolve(FeedScreen.self)
+///     screen.show()
+/// }                                         // the test's references are gone
+/// let report = tracker.check()
+/// #expect(report.isClean, "\(report)")
+/// ```
+///
+/// A tracker records every class instance that factories create in resolutions that start in its container or
+/// in a descendant, from the moment it is made, on any thread, including instances created in `initCompleted`
+/// hooks. ``check()`` lists the recorded instances that are still alive, apart from those a permanent (or other
+/// strongly held) registration keeps, and for each one the stored properties that point at other leaked
+/// instances, so a strong parent ↔ child cycle reads as `Parent.child → Child` and `Child.parent → Parent`.
+///
+/// A tracker made on a child sees only the child's subtree; several trackers can watch the same container.
+/// Trackers cost nothing when none exists. ArborTesting wraps this in one-line assertions.
+public final class LeakTracker: @unchecked Sendable {
+    /// The container whose subtree the tracker watches.
+    public let container: Container
+    private let records = Protected.make(Records())
+
+    private struct Records {
+        var all: [Record] = []
+        /// Records are pruned of dead instances when their count reaches this.
+        var pruneAt = 256
+    }
+
+    struct Record {
+        weak var object: AnyObject?
+        let key: ServiceKey
+        let scope: ObjectScope
+        let path: [ServiceKey]
+        weak var storage: InstanceStorage?
+    }
+
+    /// Starts recording what factories create in resolutions that start in `container` or a descendant.
+    public init(_ container: Container) {
+        self.container = container
+        container.attach(self)
+    }
+
+    /// How many class instances the tracker has recorded that are still alive.
+    public var liveInstanceCount: Int {
+        records.withLock { $0.all.reduce(0) { $0 + ($1.object == nil ? 0 : 1) } }
+    }
+
+    /// Lists the recorded instances that are still alive, apart from those a permanent registration keeps.
+    ///
+    /// Call it after the code under test has dropped its references. An instance that its permanent
+    /// registration no longer keeps (after `resetObjectScope`) but that is still alive is a leak.
+    public func check() -> LeakReport {
+        let snapshot = records.withLock { $0.all }
+        var alive: [(record: Record, object: AnyObject)] = []
+        for record in snapshot {
+            guard let object = record.object else { continue }
+            if let storage = record.storage, storage.keeps(object) { continue }
+            alive.append((record, object))
+        }
+        var leakedKeys: [ObjectIdentifier: Int] = [:]
+        for (position, item) in alive.enumerated() where leakedKeys[ObjectIdentifier(item.object)] == nil {
+            leakedKeys[ObjectIdentifier(item.object)] = position
+        }
+        var leaks: [Leak] = []
+        for (position, item) in alive.enumerated() where leakedKeys[ObjectIdentifier(item.object)] == position {
+            let references = Self.references(from: item.object).compactMap { property, target -> Leak.Reference? in
+                guard let index = leakedKeys[ObjectIdentifier(target)] else { return nil }
+                return Leak.Reference(
+                    property: property, targetKey: alive[index].record.key,
+                    targetTypeName: String(describing: type(of: target)))
+            }
+            leaks.append(
+                Leak(
+                    key: item.record.key, scope: item.record.scope, path: item.record.path,
+                    typeName: String(describing: type(of: item.object)), references: references))
+        }
+        return LeakReport(leaks: leaks, trackedCount: snapshot.count)
+    }
+
+    /// Forgets everything recorded so far; recording goes on.
+    public func reset() {
+        records.withLock { $0 = Records() }
+    }
+
+    // MARK: Recording; called by resolutions
+
+    static func record<Service>(
+        _ instance: Service, entry: ServiceEntry, path: [ServiceKey], in trackers: [WeakTracker]
+    ) {
+        guard let object = asObject(instance) else { return }
+        let storage = entry.scope.storage == .strong ? entry.storage : nil
+        let record = Record(object: object, key: entry.key, scope: entry.scope, path: path, storage: storage)
+        for tracker in trackers { tracker.tracker?.append(record) }
+    }
+
+    private func append(_ record: Record) {
+        records.withLock { records in
+            records.all.append(record)
+            if records.all.count >= records.pruneAt {
+                records.all.removeAll { $0.object == nil }
+                records.pruneAt = max(256, records.all.count * 2)
+            }
+        }
+    }
+
+    // MARK: Reflection
+
+    /// The class instances `object`'s stored properties point at, with the property names, found by `Mirror`:
+    /// direct and optional references, and the elements of arrays, sets and dictionaries.
+    static func references(from object: AnyObject) -> [(property: String, target: AnyObject)] {
+        var found: [(String, AnyObject)] = []
+        var mirror: Mirror? = Mirror(reflecting: object)
+        let typeName = String(describing: type(of: object))
+        while let current = mirror {
+            for child in current.children {
+                guard let label = child.label else { continue }
+                collect(child.value, path: "\(typeName).\(Self.propertyName(label))", into: &found, depth: 0)
+            }
+            mirror = current.superclassMirror
+        }
+        return found
+    }
+
+    private static func collect(_ value: Any, path: String, into found: inout [(String, AnyObject)], depth: Int) {
+        if let object = asObject(value) {
+            found.append((path, object))
+            return
+        }
+        let mirror = Mirror(reflecting: value)
+        switch mirror.displayStyle {
+        case .optional:
+            if let wrapped = mirror.children.first { collect(wrapped.value, path: path, into: &found, depth: depth) }
+        case .collection, .set, .dictionary:
+            guard depth == 0 else { break }
+            for (index, element) in mirror.children.enumerated() {
+                collect(element.value, path: "\(path)[\(index)]", into: &found, depth: depth + 1)
+            }
+        case .tuple:
+            // A dictionary's elements are (key, value) pairs.
+            guard depth <= 1 else { break }
+            for element in mirror.children {
+                collect(element.value, path: path, into: &found, depth: depth + 1)
+            }
+        default:
+            break
+        }
+    }
+
+    /// Lazy stored properties appear to `Mirror` as `$__lazy_storage_$_name`.
+    private static func propertyName(_ label: String) -> String {
+        let lazyPrefix = "$__lazy_storage_$_"
+        return label.hasPrefix(lazyPrefix) ? String(label.dropFirst(lazyPrefix.count)) : label
+    }
+}
+
+/// A weak reference to a tracker, as containers hold them: dropping a tracker stops its tracking.
+struct WeakTracker {
+    weak var tracker: LeakTracker?
+}
