@@ -205,6 +205,33 @@ final class Resolution: Resolver, @unchecked Sendable {
         }
     }
 
+    /// Resolves for a wrapper that was resolved earlier and asks for its service now (`Lazy`, `Provider`): within
+    /// this resolution if it is still running on this thread (sharing its graph, one level deeper than the current
+    /// depth), otherwise as a new top-level resolution. Either way the look-up starts in `context`, the container
+    /// the wrapper was resolved in.
+    func resolveLater<Service, each Argument>(
+        _ serviceType: Service.Type,
+        name: String?,
+        in context: Container,
+        arguments: repeat each Argument
+    ) throws -> Service {
+        guard try isUsable() else {
+            return try context.resolve(serviceType, name: name, arguments: repeat each arguments)
+        }
+        let saved = state.pointee.context
+        state.pointee.context = context
+        defer { state.pointee.context = saved }
+        return try resolve(serviceType, name: name, depth: state.pointee.depth + 1, arguments: repeat each arguments)
+    }
+
+    /// The container where look-ups start at this point of the resolution.
+    var currentContext: Container { state.pointee.context }
+
+    /// Whether `key` has a registration, or can be derived from one, where look-ups start at this point.
+    func canResolve(_ key: ServiceKey) -> Bool {
+        state.pointee.context.lookupForResolution(key).entry != nil
+    }
+
     /// Builds a service that has no registration of its own from one that has: `Optional<T>` from `T`, and so on.
     func derive<Service, each Argument>(
         _ serviceType: Service.Type,
