@@ -190,8 +190,7 @@ public final class Container: Resolver, @unchecked Sendable {
             guard let entry else {
                 return try resolution.derive(Service.self, name: name, depth: depth, arguments: repeat each arguments)
             }
-            return try unsafeDowncast(entry, to: FactoryEntry<Service, repeat each Argument>.self)
-                .factory(resolution, repeat each arguments)
+            return try resolution.make(entry, as: Service.self, arguments: repeat each arguments)
         }
     }
 }

@@ -55,6 +55,28 @@ public struct Registration<Service>: Sendable {
         return self
     }
 
+    /// Lets the registration also answer for another type: resolving `Other` (under `name`) resolves this
+    /// registration and returns its instance as `Other`, sharing its scope.
+    ///
+    /// ```swift
+    /// container.register(SQLiteStore.self) { _ in SQLiteStore() }
+    ///     .inObjectScope(.permanent)
+    ///     .implements(ReadingStore.self)
+    ///     .implements(WritingStore.self)
+    /// let reader = try container.resolve(ReadingStore.self)   // the one SQLiteStore
+    /// let writer = try container.resolve(WritingStore.self)   // the same instance
+    /// ```
+    ///
+    /// The forwarded key keeps this registration's argument types. `Other` is not checked when you register:
+    /// if the instance is not an `Other`, resolving `Other` throws ``ResolutionError/Reason/typeMismatch`` naming
+    /// both types. Removing the registration (`unregister`, `removeAll`) removes its forwards too.
+    @discardableResult
+    public func implements<Other>(_ type: Other.Type, name: String? = nil) -> Registration {
+        let forwardKey = ServiceKey(serviceType: type, name: name, argumentsType: key.argumentsType)
+        container.add(ForwardEntry<Service>(key: forwardKey, target: key, owner: container))
+        return self
+    }
+
     /// The registration's current scope, or `nil` if it was replaced or removed.
     public var scope: ObjectScope? {
         container.entry(key, token: token)?.scope

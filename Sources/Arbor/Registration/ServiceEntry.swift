@@ -31,8 +31,17 @@ class ServiceEntry: @unchecked Sendable {
 
     /// Builds an instance of a registration without runtime arguments. `Service` is the key's service type.
     func make<Service>(_ resolver: any Resolver, as _: Service.Type) throws -> Service {
-        preconditionFailure("Only a NullaryEntry is found under a key without arguments.")
+        preconditionFailure("Only a NullaryEntry or a ForwardEntry is found under a key without arguments.")
     }
+
+    /// Builds an instance of a registration with runtime arguments, passed as a tuple of the key's argument types.
+    /// For the rare paths that do not know the service type statically (forwards); resolves call `factory`.
+    func make(_ resolver: any Resolver, arguments: UnsafeRawPointer) throws -> Any {
+        preconditionFailure("Only a FactoryEntry is found under a key with arguments.")
+    }
+
+    /// For a forward (`implements`): the key of the registration it forwards to. `nil` for everything else.
+    var forwardTarget: ServiceKey? { nil }
 
     final func storage(for newScope: ObjectScope, lock: Protected<Registry>) -> InstanceStorage? {
         if newScope == scope { return storage }
@@ -78,6 +87,8 @@ final class NullaryEntry<Produced>: ServiceEntry, @unchecked Sendable {
 /// `FactoryEntry<Service, repeat each Argument>` of that key's types.
 final class FactoryEntry<Produced, each Argument>: ServiceEntry, @unchecked Sendable {
     let factory: @Sendable (any Resolver, repeat each Argument) throws -> Produced
+    /// `factory`, taking its arguments as a tuple in memory, for forwards.
+    private let factoryTakingTuple: @Sendable (any Resolver, UnsafeRawPointer) throws -> Any
 
     init(
         key: ServiceKey,
@@ -88,7 +99,15 @@ final class FactoryEntry<Produced, each Argument>: ServiceEntry, @unchecked Send
         factory: @escaping @Sendable (any Resolver, repeat each Argument) throws -> Produced
     ) {
         self.factory = factory
+        factoryTakingTuple = { resolver, pointer in
+            let arguments = pointer.assumingMemoryBound(to: (repeat each Argument).self).pointee
+            return try factory(resolver, repeat each arguments)
+        }
         super.init(key: key, token: token, scope: scope, hooks: hooks, storage: storage)
+    }
+
+    override func make(_ resolver: any Resolver, arguments: UnsafeRawPointer) throws -> Any {
+        try factoryTakingTuple(resolver, arguments)
     }
 
     override func reconfigured(
@@ -99,6 +118,59 @@ final class FactoryEntry<Produced, each Argument>: ServiceEntry, @unchecked Send
         FactoryEntry(
             key: key, token: token, scope: newScope, hooks: newHooks, storage: storage(for: newScope, lock: lock),
             factory: factory)
+    }
+}
+
+/// A forward from another type to a registration (`implements`): resolving the forward's key resolves the
+/// target registration, in the container that holds both, and casts its instance.
+///
+/// A forward has no scope of its own: the target's scope decides whether the instance is shared, so a permanent
+/// registration forwarded to two protocols yields one instance.
+class ForwardingEntry: ServiceEntry, @unchecked Sendable {
+    let target: ServiceKey
+    /// The container that holds the forward and its target. `unowned(unsafe)`: a forward is used only while a
+    /// resolution keeps that container alive, and a strong reference would be a cycle through its registry.
+    unowned(unsafe) let owner: Container
+
+    init(key: ServiceKey, target: ServiceKey, owner: Container) {
+        self.target = target
+        self.owner = owner
+        super.init(key: key, token: RegistrationToken(), scope: .transient, hooks: [], storage: nil)
+    }
+
+    final override var forwardTarget: ServiceKey? { target }
+
+    final override func reconfigured(scope: ObjectScope, hooks: [InitHook], lock: Protected<Registry>) -> ServiceEntry {
+        self  // Configuring a registration configures its target; the forward follows.
+    }
+
+    final override func make<Service>(_ resolver: any Resolver, as _: Service.Type) throws -> Service {
+        try forward(as: Service.self, in: resolver as! Resolution, arguments: nil)  // Only resolutions call `make`.
+    }
+
+    /// Resolves the target and returns its instance as `Service`. `arguments` points at the runtime arguments, as
+    /// a tuple of the key's argument types, or is `nil` for none.
+    func forward<Service>(
+        as _: Service.Type,
+        in resolution: Resolution,
+        arguments: UnsafeRawPointer?
+    ) throws -> Service {
+        preconditionFailure("Every forward is a ForwardEntry.")
+    }
+}
+
+/// A forward to a registration of `Target`.
+final class ForwardEntry<Target>: ForwardingEntry, @unchecked Sendable {
+    override func forward<Service>(
+        as _: Service.Type,
+        in resolution: Resolution,
+        arguments: UnsafeRawPointer?
+    ) throws -> Service {
+        let instance = try resolution.resolveTarget(Target.self, key: target, in: owner, arguments: arguments)
+        guard let service = instance as? Service else {
+            throw resolution.typeMismatch(key, instance: instance, expected: Service.self)
+        }
+        return service
     }
 }
 

@@ -45,11 +45,14 @@ struct ServiceTable {
         return nil
     }
 
-    /// Removes the entries whose keys match, and returns them.
+    /// Removes the entries whose keys match, and the forwards to them, and returns what it removed.
     mutating func removeAll(where shouldRemove: (ServiceKey) -> Bool) -> [ServiceEntry] {
-        let removed = values.filter { shouldRemove($0.key) }
+        func matches(_ entry: ServiceEntry) -> Bool {
+            shouldRemove(entry.key) || entry.forwardTarget.map(shouldRemove) == true
+        }
+        let removed = values.filter(matches)
         guard !removed.isEmpty else { return [] }
-        let kept = values.filter { !shouldRemove($0.key) }
+        let kept = values.filter { !matches($0) }
         self = ServiceTable()
         for entry in kept { insert(entry) }
         return removed

@@ -200,8 +200,7 @@ final class Resolution: Resolver, @unchecked Sendable {
             guard let entry else {
                 return try resolution.derive(Service.self, name: name, depth: depth, arguments: repeat each arguments)
             }
-            return try unsafeDowncast(entry, to: FactoryEntry<Service, repeat each Argument>.self)
-                .factory(resolution, repeat each arguments)
+            return try resolution.make(entry, as: Service.self, arguments: repeat each arguments)
         }
     }
 
@@ -222,6 +221,47 @@ final class Resolution: Resolver, @unchecked Sendable {
         state.pointee.context = context
         defer { state.pointee.context = saved }
         return try resolve(serviceType, name: name, depth: state.pointee.depth + 1, arguments: repeat each arguments)
+    }
+
+    /// Resolves the target of a forward, whose build is running: the registration under `key` in `owner` (the
+    /// container holding the forward) or its nearest ancestor, at the forward's depth. `arguments` points at the
+    /// runtime arguments as a tuple, or is `nil` for none.
+    func resolveTarget<Target>(
+        _: Target.Type,
+        key: ServiceKey,
+        in owner: Container,
+        arguments: UnsafeRawPointer?
+    ) throws -> Target {
+        try resolve(key, lookup: owner.lookupForResolution(key), depth: state.pointee.depth) { entry, resolution, _ in
+            guard let entry else { throw NotDerivable() }
+            guard let arguments else { return try entry.make(resolution, as: Target.self) }
+            return try entry.make(resolution, arguments: arguments) as! Target  // The target's own factory made it.
+        }
+    }
+
+    /// Calls `entry`'s factory with these arguments (at least one), or forwards them.
+    func make<Service, each Argument>(
+        _ entry: ServiceEntry,
+        as _: Service.Type,
+        arguments: repeat each Argument
+    ) throws -> Service {
+        if entry.forwardTarget != nil {
+            return try withUnsafePointer(to: (repeat each arguments)) { pointer in
+                try unsafeDowncast(entry, to: ForwardingEntry.self).forward(
+                    as: Service.self, in: self, arguments: pointer)
+            }
+        }
+        return try unsafeDowncast(entry, to: FactoryEntry<Service, repeat each Argument>.self)
+            .factory(self, repeat each arguments)
+    }
+
+    func typeMismatch(_ key: ServiceKey, instance: Any, expected: Any.Type) -> ResolutionError {
+        error(
+            .typeMismatch, key: key,
+            detail: """
+                It forwards to a registration whose instance, a \(type(of: instance)), is not a \(expected). \
+                Forward only to types the registered service conforms to or inherits from.
+                """)
     }
 
     /// The container where look-ups start at this point of the resolution.
