@@ -77,14 +77,19 @@ public final class Container: Resolver, @unchecked Sendable {
                 entry: registry.entries[key], owner: self, depthLimit: registry.depthLimit,
                 trackers: registry.trackers)
         }
+        guard lookup.entry == nil else { return lookup }
         var container = self
-        while lookup.entry == nil, let parent = container.parent {
+        while let parent = container.parent {
             container = parent
-            lookup.owner = container
-            lookup.entry = container.registry.withLock { registry in
+            let found = container.registry.withLock { registry in
                 let entry = registry.entries[key]
                 lookup.readHeld(from: entry)
                 return entry
+            }
+            if let found {
+                lookup.entry = found
+                lookup.owner = container
+                return lookup
             }
         }
         return lookup
@@ -222,7 +227,9 @@ struct WeakContainer {
 /// What a look-up found: the registration, the container that holds it, and the instance it holds, if any.
 struct Lookup {
     var entry: ServiceEntry?
-    var owner: Container
+    /// `unowned(unsafe)`: the container is the one the look-up started in or one of its ancestors, which the
+    /// caller keeps alive. (Measured: the retain and release were a tenth of a look-up.)
+    unowned(unsafe) var owner: Container
     /// A strong storage's instance.
     var heldValue: StoredValue?
     /// A weak storage's instance.

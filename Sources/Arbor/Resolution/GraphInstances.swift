@@ -8,29 +8,32 @@ struct GraphSlot: Hashable {
 ///
 /// Most graphs hold a handful of instances, and a linear search of a small array beats hashing (measured: hashing
 /// the slot cost more than the rest of a graph-scoped resolve). Past `indexThreshold` instances a dictionary
-/// index keeps large graphs linear.
+/// index keeps large graphs linear. A miss touches only the slots, never the instances (measured: copying an
+/// `Any?` out on every look-up cost more than the search).
 struct GraphInstances {
     private var slots: [GraphSlot] = []
     private var instances: [Any] = []
     private var index: [GraphSlot: Int]?
     private static let indexThreshold = 32
 
-    subscript(slot: GraphSlot) -> Any? {
-        get {
-            if let index { return index[slot].map { instances[$0] } }
-            guard let position = slots.firstIndex(of: slot) else { return nil }
-            return instances[position]
-        }
-        set {
-            // Only ever called to add a slot that is not there yet.
-            guard let newValue else { return }
-            slots.append(slot)
-            instances.append(newValue)
-            if index != nil {
-                index![slot] = slots.count - 1
-            } else if slots.count > Self.indexThreshold {
-                index = Dictionary(uniqueKeysWithValues: zip(slots, slots.indices))
-            }
+    /// Where the instance for `slot` is, if the graph has one.
+    func position(of slot: GraphSlot) -> Int? {
+        if let index { return index[slot] }
+        return slots.firstIndex(of: slot)
+    }
+
+    func instance(at position: Int) -> Any {
+        instances[position]
+    }
+
+    /// Adds the instance for a slot the graph does not have yet.
+    mutating func add(_ instance: Any, for slot: GraphSlot) {
+        slots.append(slot)
+        instances.append(instance)
+        if index != nil {
+            index![slot] = slots.count - 1
+        } else if slots.count > Self.indexThreshold {
+            index = Dictionary(uniqueKeysWithValues: zip(slots, slots.indices))
         }
     }
 

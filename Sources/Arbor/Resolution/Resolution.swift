@@ -330,11 +330,11 @@ final class Resolution: Resolver, @unchecked Sendable {
         case .graph:
             let slot = GraphSlot(
                 registration: ObjectIdentifier(entry.token), context: ObjectIdentifier(state.pointee.context))
-            if let shared = state.pointee.graph[slot] {
-                return try cast(shared, key: key)
+            if let position = state.pointee.graph.position(of: slot) {
+                return try cast(state.pointee.graph.instance(at: position), key: key)
             }
             let instance = try build(entry, key: key, slot: slot, depth: depth, invoke: invoke)
-            state.pointee.graph[slot] = instance
+            state.pointee.graph.add(instance, for: slot)
             return instance
         case .strong, .weak:
             // Permanent and weak instances are built from the container that owns the registration.
