@@ -1,0 +1,410 @@
+import Arbor
+import Testing
+
+// API.md §4 and §10.6–10.8: scopes, and who owns which instance in the container tree.
+
+private final class Service {
+    let label: String
+    init(_ label: String = "service") { self.label = label }
+}
+
+/// Two dependencies of the same type, resolved while building one object, plus one resolved in its hook.
+private final class Pair {
+    let first: Service
+    let second: Service
+    var fromHook: Service?
+    init(first: Service, second: Service) {
+        self.first = first
+        self.second = second
+    }
+}
+
+private final class Consumer {
+    let dependency: Service
+    var fromHook: Service?
+    init(dependency: Service) { self.dependency = dependency }
+}
+
+private struct Value {
+    let serial: Int
+}
+
+private struct ValuePair {
+    let first: Value
+    let second: Value
+}
+
+extension ObjectScope {
+    fileprivate static let session = ObjectScope(name: "session", retention: .strong)
+}
+
+@Suite struct ObjectScopeTests {
+    /// Registers `Pair`, built from two `Service`s, with a hook that resolves a third.
+    private static func registerPair(in c: Container) {
+        c.register(Pair.self) { r in Pair(first: try r.resolve(), second: try r.resolve()) }
+            .inObjectScope(.transient)
+            .initCompleted { r, pair in pair.fromHook = try r.resolve(Service.self) }
+    }
+
+    // MARK: transient
+
+    @Test func transientBuildsANewInstanceEveryTimeAlsoWithinOneGraph() throws {
+        let c = Container()
+        let built = Counter()
+        c.register(Service.self) { _ in
+            built.increment()
+            return Service()
+        }.inObjectScope(.transient)
+        Self.registerPair(in: c)
+
+        let pair = try c.resolve(Pair.self)
+        #expect(pair.first !== pair.second)
+        #expect(pair.fromHook !== pair.first)
+        #expect(pair.fromHook !== pair.second)
+        #expect(built.value == 3)
+
+        #expect(try c.resolve(Service.self) !== c.resolve(Service.self))
+        #expect(built.value == 5)
+    }
+
+    // MARK: graph
+
+    @Test func graphSharesOneInstancePerResolutionIncludingHooks() throws {
+        let c = Container()
+        let built = Counter()
+        c.register(Service.self) { _ in
+            built.increment()
+            return Service()
+        }.inObjectScope(.graph)
+        Self.registerPair(in: c)
+
+        let pair = try c.resolve(Pair.self)
+        #expect(pair.first === pair.second)
+        #expect(pair.fromHook === pair.first, "deferred hooks share the resolution's graph")
+        #expect(built.value == 1)
+
+        let next = try c.resolve(Pair.self)
+        #expect(next.first !== pair.first, "the next top-level resolve builds a new graph")
+        #expect(next.first === next.second)
+        #expect(built.value == 2)
+    }
+
+    @Test func graphIsTheDefaultScope() throws {
+        let c = Container()
+        #expect(c.defaultScope == .graph)
+        let registration = c.register(Service.self) { _ in Service() }
+        Self.registerPair(in: c)
+        #expect(registration.scope == .graph)
+
+        let pair = try c.resolve(Pair.self)
+        #expect(pair.first === pair.second)
+        #expect(try c.resolve(Service.self) !== c.resolve(Service.self))
+    }
+
+    @Test func graphInstanceIsSharedWithHooksOfInstancesCreatedInHooks() throws {
+        let c = Container()
+        c.register(Service.self) { _ in Service() }
+        c.register(Consumer.self) { r in Consumer(dependency: try r.resolve()) }
+            .inObjectScope(.transient)
+            .initCompleted { r, consumer in consumer.fromHook = try r.resolve(Service.self) }
+        let nested = Box<Consumer>()
+        c.register(Pair.self) { r in Pair(first: try r.resolve(), second: try r.resolve()) }
+            .initCompleted { r, _ in nested.value = try r.resolve(Consumer.self) }
+
+        let pair = try c.resolve(Pair.self)
+        let consumer = try #require(nested.value)
+        #expect(consumer.dependency === pair.first)
+        #expect(consumer.fromHook === pair.first)
+    }
+
+    // MARK: permanent
+
+    @Test func permanentIsOnePerRegistration() throws {
+        let c = Container()
+        let built = Counter()
+        c.register(Service.self) { _ in
+            built.increment()
+            return Service("unnamed")
+        }.inObjectScope(.permanent)
+        c.register(Service.self, name: "other") { _ in Service("other") }.inObjectScope(.permanent)
+
+        let a = try c.resolve(Service.self)
+        let b = try c.resolve(Service.self)
+        let other = try c.resolve(Service.self, name: "other")
+        #expect(a === b)
+        #expect(other !== a)
+        #expect(try c.resolve(Service.self, name: "other") === other)
+        #expect(built.value == 1)
+    }
+
+    @Test func permanentIsSharedByAllDescendants() throws {
+        let root = Container()
+        root.register(Service.self) { _ in Service() }.inObjectScope(.permanent)
+        let left = root.makeChild()
+        let right = root.makeChild()
+        let grandchild = left.makeChild()
+
+        let fromRight = try right.resolve(Service.self)
+        #expect(try left.resolve(Service.self) === fromRight)
+        #expect(try grandchild.resolve(Service.self) === fromRight)
+        #expect(try root.resolve(Service.self) === fromRight)
+    }
+
+    @Test func permanentInAChildIsTheChildsOwn() throws {
+        let parent = Container()
+        let child = parent.makeChild()
+        parent.register(Service.self) { _ in Service("parent") }.inObjectScope(.permanent)
+        child.register(Service.self) { _ in Service("child") }.inObjectScope(.permanent)
+
+        let fromChild = try child.resolve(Service.self)
+        let fromParent = try parent.resolve(Service.self)
+        #expect(fromChild.label == "child")
+        #expect(fromParent.label == "parent")
+        #expect(try child.resolve(Service.self) === fromChild)
+    }
+
+    @Test func permanentIsBuiltFromTheOwningContainerSoAChildOverrideDoesNotLeakIn() throws {
+        let parent = Container()
+        let child = parent.makeChild()
+        parent.register(Service.self) { _ in Service("parent") }
+        parent.register(Consumer.self) { r in Consumer(dependency: try r.resolve()) }
+            .inObjectScope(.permanent)
+            .initCompleted { r, consumer in consumer.fromHook = try r.resolve(Service.self) }
+        child.register(Service.self) { _ in Service("child") }
+
+        // Resolved from the child first: still built from the parent, which owns it.
+        let consumer = try child.resolve(Consumer.self)
+        #expect(consumer.dependency.label == "parent")
+        #expect(consumer.fromHook?.label == "parent", "its hooks also resolve from the owning container")
+        #expect(try parent.resolve(Consumer.self) === consumer)
+        #expect(try child.resolve(Service.self).label == "child")
+    }
+
+    @Test func permanentNestedInAChildsGraphStillUsesItsOwner() throws {
+        let parent = Container()
+        let child = parent.makeChild()
+        parent.register(Service.self) { _ in Service("parent") }
+        parent.register(Consumer.self) { r in Consumer(dependency: try r.resolve()) }.inObjectScope(.permanent)
+        child.register(Service.self) { _ in Service("child") }
+        // A child registration that depends on the parent's permanent Consumer and on Service.
+        child.register(Pair.self) { r in
+            let consumer = try r.resolve(Consumer.self)
+            return Pair(first: consumer.dependency, second: try r.resolve())
+        }
+
+        let pair = try child.resolve(Pair.self)
+        #expect(pair.first.label == "parent")
+        #expect(pair.second.label == "child")
+    }
+
+    // MARK: The tree
+
+    @Test func childOverrideReachesTransientAndGraphDependenciesOfAParentRegistration() throws {
+        for scope in [ObjectScope.transient, .graph] {
+            let parent = Container()
+            let child = parent.makeChild()
+            parent.register(Service.self) { _ in Service("parent") }
+            parent.register(Consumer.self) { r in Consumer(dependency: try r.resolve()) }
+                .inObjectScope(scope)
+                .initCompleted { r, consumer in consumer.fromHook = try r.resolve(Service.self) }
+            child.register(Service.self) { _ in Service("child") }
+
+            let fromChild = try child.resolve(Consumer.self)
+            #expect(fromChild.dependency.label == "child", "scope \(scope)")
+            #expect(fromChild.fromHook?.label == "child", "scope \(scope)")
+            let fromParent = try parent.resolve(Consumer.self)
+            #expect(fromParent.dependency.label == "parent", "scope \(scope)")
+            #expect(fromParent.fromHook?.label == "parent", "scope \(scope)")
+        }
+    }
+
+    @Test func parentNeverSeesChildRegistrations() throws {
+        let parent = Container()
+        let child = parent.makeChild()
+        child.register(Service.self) { _ in Service("child") }
+        parent.register(Consumer.self) { r in Consumer(dependency: try r.resolve()) }
+
+        #expect(resolutionError { try parent.resolve(Service.self) }?.kind == .notRegistered)
+        #expect(resolutionError { try parent.resolve(Consumer.self) }?.kind == .notRegistered)
+        #expect(try child.resolve(Consumer.self).dependency.label == "child")
+    }
+
+    @Test func lookupIsNearestFirstAcrossThreeLevels() throws {
+        let grandparent = Container()
+        let parent = grandparent.makeChild()
+        let child = parent.makeChild()
+        #expect(child.parent === parent)
+        #expect(parent.parent === grandparent)
+        #expect(grandparent.parent == nil)
+
+        for name in ["a", "b", "c"] {
+            grandparent.register(Service.self, name: name) { _ in Service("grandparent") }
+        }
+        for name in ["a", "b"] {
+            parent.register(Service.self, name: name) { _ in Service("parent") }
+        }
+        child.register(Service.self, name: "a") { _ in Service("child") }
+
+        #expect(try child.resolve(Service.self, name: "a").label == "child")
+        #expect(try child.resolve(Service.self, name: "b").label == "parent")
+        #expect(try child.resolve(Service.self, name: "c").label == "grandparent")
+        #expect(try parent.resolve(Service.self, name: "a").label == "parent")
+        #expect(try parent.resolve(Service.self, name: "c").label == "grandparent")
+        #expect(try grandparent.resolve(Service.self, name: "a").label == "grandparent")
+    }
+
+    @Test func explicitParentInitialiser() throws {
+        let parent = Container()
+        let child = Container(parent: parent)
+        parent.register(Service.self) { _ in Service("parent") }
+        #expect(child.parent === parent)
+        #expect(try child.resolve(Service.self).label == "parent")
+    }
+
+    // MARK: weak
+
+    @Test func weakIsSharedWhileHeld() throws {
+        let c = Container()
+        let built = Counter()
+        c.register(Service.self) { _ in
+            built.increment()
+            return Service()
+        }.inObjectScope(.weak)
+
+        let a = try c.resolve(Service.self)
+        let b = try c.resolve(Service.self)
+        let fromChild = try c.makeChild().resolve(Service.self)
+        #expect(a === b)
+        #expect(fromChild === a)
+        #expect(built.value == 1)
+    }
+
+    @Test func weakIsRebuiltAfterTheLastStrongReferenceGoes() throws {
+        let c = Container()
+        let built = Counter()
+        c.register(Service.self) { _ in
+            built.increment()
+            return Service()
+        }.inObjectScope(.weak)
+
+        let first = try weakly { try c.resolve(Service.self) }
+        #expect(first.object == nil, "the container holds a weak instance only weakly")
+
+        let second = try c.resolve(Service.self)
+        #expect(built.value == 2)
+        #expect(try c.resolve(Service.self) === second)
+        #expect(built.value == 2)
+    }
+
+    @Test func weakValueTypesBehaveAsTransient() throws {
+        let c = Container()
+        let built = Counter()
+        c.register(Value.self) { _ in Value(serial: built.increment()) }.inObjectScope(.weak)
+        c.register(ValuePair.self) { r in ValuePair(first: try r.resolve(), second: try r.resolve()) }
+
+        #expect(try c.resolve(Value.self).serial == 1)
+        #expect(try c.resolve(Value.self).serial == 2)
+        let pair = try c.resolve(ValuePair.self)
+        #expect(pair.first.serial != pair.second.serial)
+        #expect(built.value == 4)
+    }
+
+    @Test func weakInstanceIsHeldUntilItsResolutionEnds() throws {
+        let c = Container()
+        let built = Counter()
+        let seenInOwnHook = Box<Bool>(false)
+        c.register(Service.self) { _ in
+            built.increment()
+            return Service()
+        }
+        .inObjectScope(.weak)
+        .initCompleted { _, _ in seenInOwnHook.value = true }
+        // The factory drops its reference at once; the hook must still get the same weak instance.
+        c.register(Consumer.self) { r in
+            _ = try r.resolve(Service.self)
+            return Consumer(dependency: Service("unrelated"))
+        }
+        .initCompleted { r, consumer in consumer.fromHook = try r.resolve(Service.self) }
+
+        let consumer = try c.resolve(Consumer.self)
+        #expect(built.value == 1, "the hook shares the instance the factory resolved, though nobody held it")
+        #expect(consumer.fromHook != nil)
+        #expect(seenInOwnHook.value == true)
+    }
+
+    // MARK: Default scopes
+
+    @Test func containerWithPermanentDefaultScope() throws {
+        let c = Container(defaultScope: .permanent)
+        #expect(c.defaultScope == .permanent)
+        let registration = c.register(Service.self) { _ in Service() }
+        #expect(registration.scope == .permanent)
+        #expect(try c.resolve(Service.self) === c.resolve(Service.self))
+    }
+
+    @Test func makeChildInheritsTheDefaultScope() throws {
+        let root = Container(defaultScope: .permanent)
+        let child = root.makeChild()
+        #expect(child.defaultScope == .permanent)
+        #expect(child.parent === root)
+
+        let registration = child.register(Service.self) { _ in Service() }
+        #expect(registration.scope == .permanent)
+        #expect(try child.resolve(Service.self) === child.resolve(Service.self))
+
+        #expect(Container(defaultScope: .transient).makeChild().defaultScope == .transient)
+    }
+
+    @Test func explicitScopeOverridesTheDefault() throws {
+        let c = Container(defaultScope: .permanent)
+        c.register(Service.self) { _ in Service() }.inObjectScope(.transient)
+        #expect(try c.resolve(Service.self) !== c.resolve(Service.self))
+    }
+
+    // MARK: Custom scopes and .container
+
+    @Test func customStrongScopeIsSharedUntilReset() throws {
+        let c = Container()
+        let child = c.makeChild()
+        c.register(Service.self, name: "session") { _ in Service("session") }.inObjectScope(.session)
+        c.register(Service.self, name: "permanent") { _ in Service("permanent") }.inObjectScope(.permanent)
+
+        let session = try c.resolve(Service.self, name: "session")
+        let permanent = try c.resolve(Service.self, name: "permanent")
+        #expect(try c.resolve(Service.self, name: "session") === session)
+        #expect(try child.resolve(Service.self, name: "session") === session)
+
+        c.resetObjectScope(.session)
+
+        let nextSession = try c.resolve(Service.self, name: "session")
+        #expect(nextSession !== session)
+        #expect(try c.resolve(Service.self, name: "session") === nextSession)
+        #expect(
+            try c.resolve(Service.self, name: "permanent") === permanent, "resetting a custom scope keeps .permanent")
+
+        c.resetObjectScope(.permanent)
+        #expect(
+            try c.resolve(Service.self, name: "session") === nextSession, "resetting .permanent keeps the custom scope")
+    }
+
+    @Test func customScopeIdentityAndDescription() {
+        let session = ObjectScope(name: "session", retention: .strong)
+        #expect(session == .session)
+        #expect(session != ObjectScope(name: "session", retention: .weak))
+        #expect(session != .permanent)
+        #expect(session.name == "session")
+    }
+
+    @Test func containerScopeIsPermanent() throws {
+        #expect(ObjectScope.container == .permanent)
+        let c = Container()
+        let registration = c.register(Service.self) { _ in Service() }.inObjectScope(.container)
+        #expect(registration.scope == .permanent)
+        #expect(try c.resolve(Service.self) === c.resolve(Service.self))
+    }
+
+    @Test func builtInScopesAreDistinct() {
+        let scopes: [ObjectScope] = [.transient, .graph, .weak, .permanent]
+        #expect(Set(scopes).count == 4)
+    }
+}

@@ -1,0 +1,165 @@
+import Arbor
+import Foundation
+import Testing
+
+// Shared helpers for the Arbor tests. Factories and hooks are `@Sendable`, so any state a test shares with them
+// lives in one of these lock-protected boxes.
+
+/// Records events in order, from any thread.
+final class Recorder: @unchecked Sendable {
+    private let lock = NSLock()
+    private var storage: [String] = []
+
+    init() {}
+
+    func record(_ event: String) {
+        lock.lock()
+        defer { lock.unlock() }
+        storage.append(event)
+    }
+
+    var events: [String] {
+        lock.lock()
+        defer { lock.unlock() }
+        return storage
+    }
+}
+
+/// Counts calls, from any thread.
+final class Counter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+
+    init() {}
+
+    /// Adds one and returns the new count.
+    @discardableResult
+    func increment() -> Int {
+        lock.lock()
+        defer { lock.unlock() }
+        count += 1
+        return count
+    }
+
+    var value: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return count
+    }
+}
+
+/// A switch a test flips to make a factory or hook fail, then succeed.
+final class Flag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var state: Bool
+
+    init(_ initial: Bool = false) { state = initial }
+
+    var isOn: Bool {
+        get {
+            lock.lock()
+            defer { lock.unlock() }
+            return state
+        }
+        set {
+            lock.lock()
+            defer { lock.unlock() }
+            state = newValue
+        }
+    }
+}
+
+/// Holds one value that a factory hands back to the test (an instance, a captured resolver).
+final class Box<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: Value?
+
+    init(_ value: Value? = nil) { stored = value }
+
+    var value: Value? {
+        get {
+            lock.lock()
+            defer { lock.unlock() }
+            return stored
+        }
+        set {
+            lock.lock()
+            defer { lock.unlock() }
+            stored = newValue
+        }
+    }
+}
+
+/// A weak reference, for checking that nothing keeps an instance alive.
+struct WeakRef<Object: AnyObject> {
+    weak var object: Object?
+    init(_ object: Object) { self.object = object }
+}
+
+/// Runs `make` and returns only a weak reference to what it built, so no strong reference survives in the caller.
+func weakly<Object: AnyObject>(_ make: () throws -> Object) rethrows -> WeakRef<Object> {
+    WeakRef(try make())
+}
+
+/// An error that factories and hooks throw on purpose.
+struct TestFailure: Error, Equatable, CustomStringConvertible {
+    let message: String
+    init(_ message: String = "boom") { self.message = message }
+    var description: String { "TestFailure(\(message))" }
+}
+
+/// The reason of a `ResolutionError`, as a comparable tag (the reason itself is not `Equatable`).
+enum ReasonKind: Equatable, CustomStringConvertible {
+    case notRegistered
+    case circularDependency
+    case depthLimitExceeded
+    case factoryFailed
+    case typeMismatch
+
+    init(_ reason: ResolutionError.Reason) {
+        switch reason {
+        case .notRegistered: self = .notRegistered
+        case .circularDependency: self = .circularDependency
+        case .depthLimitExceeded: self = .depthLimitExceeded
+        case .factoryFailed: self = .factoryFailed
+        case .typeMismatch: self = .typeMismatch
+        }
+    }
+
+    var description: String {
+        switch self {
+        case .notRegistered: "notRegistered"
+        case .circularDependency: "circularDependency"
+        case .depthLimitExceeded: "depthLimitExceeded"
+        case .factoryFailed: "factoryFailed"
+        case .typeMismatch: "typeMismatch"
+        }
+    }
+}
+
+extension ResolutionError {
+    var kind: ReasonKind { ReasonKind(reason) }
+
+    /// The error a factory or hook threw, for `.factoryFailed`; `nil` otherwise.
+    var underlying: (any Error)? {
+        if case .factoryFailed(let error) = reason { return error }
+        return nil
+    }
+}
+
+/// Runs `body`, records an issue unless it throws a `ResolutionError`, and returns that error.
+func resolutionError<Result>(
+    sourceLocation: SourceLocation = #_sourceLocation,
+    _ body: () throws -> Result
+) -> ResolutionError? {
+    do {
+        _ = try body()
+        Issue.record("expected a ResolutionError, but nothing was thrown", sourceLocation: sourceLocation)
+        return nil
+    } catch let error as ResolutionError {
+        return error
+    } catch {
+        Issue.record("expected a ResolutionError, got \(error)", sourceLocation: sourceLocation)
+        return nil
+    }
+}
