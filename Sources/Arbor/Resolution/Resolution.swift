@@ -122,6 +122,15 @@ final class Resolution: Resolver, @unchecked Sendable {
 
     private static let maxRetries = 1_000
 
+    /// Stands in for the containers of an idle resolution, so that it keeps none of the user's alive.
+    private static let idleContainer = Container()
+
+    /// Lets go of the containers of the last resolution; called before the resolution waits in the pool.
+    func becomeIdle() {
+        state.pointee.origin = Self.idleContainer
+        state.pointee.context = Self.idleContainer
+    }
+
     private func begin(in container: Container, maxDepth: Int, trackers: [WeakTracker]) {
         state.pointee.trackers = trackers
         state.pointee.origin = container

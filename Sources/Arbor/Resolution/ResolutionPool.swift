@@ -31,6 +31,7 @@ enum ResolutionPool {
         guard isKnownUniquelyReferenced(&resolution), resolution.thread == .current,
             pthread_getspecific(slot) == nil
         else { return }
+        resolution.becomeIdle()
         pthread_setspecific(slot, Unmanaged.passRetained(resolution).toOpaque())
     }
 }
