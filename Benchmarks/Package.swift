@@ -1,0 +1,30 @@
+// swift-tools-version: 6.0
+
+// Benchmarks for Arbor, kept in their own package so that the library itself has no
+// dependencies. Run from the repository root:
+//
+//     swift run -c release --package-path Benchmarks                                # full run, ~1 minute
+//     swift run -c release --package-path Benchmarks ArborBenchmarks --quick        # CI smoke run, seconds
+//     swift run -c release --package-path Benchmarks ArborBenchmarks --filter graph
+//
+// (Arguments for the benchmark need the product name first, or `swift run` takes them as its own.)
+
+import PackageDescription
+
+let package = Package(
+    name: "ArborBenchmarks",
+    dependencies: [
+        .package(name: "Arbor", path: ".."),
+        .package(url: "https://github.com/Swinject/Swinject", exact: "2.10.0"),
+    ],
+    targets: [
+        .executableTarget(
+            name: "ArborBenchmarks",
+            dependencies: [
+                .product(name: "Arbor", package: "Arbor"),
+                .product(name: "Swinject", package: "Swinject"),
+            ]
+        )
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,197 @@
+import Dispatch
+import Foundation
+
+// Timing: a benchmark is an operation run in a loop. The harness calibrates the loop length to a
+// target time, runs one warm-up repetition, then times a number of repetitions and reports the
+// median and the minimum nanoseconds per operation.
+
+/// How long and how often to measure.
+struct MeasurementSettings {
+    /// Wall time one repetition should take.
+    var targetNanoseconds: UInt64
+    /// Timed repetitions per benchmark (odd, so the median is one of them).
+    var repetitions: Int
+
+    static let full = MeasurementSettings(targetNanoseconds: 100_000_000, repetitions: 7)
+    static let quick = MeasurementSettings(targetNanoseconds: 20_000_000, repetitions: 3)
+}
+
+/// Consumes every result of a timed loop so the optimiser cannot delete the work that produced it.
+///
+/// Storing the object in `last` makes it escape to the heap (no stack promotion, no dead-code
+/// elimination of the allocation), and the checksum reads its address. Each thread has its own
+/// sink, so there is no shared mutable state; the checksums are added up by the caller.
+final class Sink {
+    private(set) var checksum: UInt64 = 0
+    private var last: AnyObject?
+
+    @inline(__always)
+    func consume(_ object: AnyObject) {
+        checksum &+= UInt64(UInt(bitPattern: ObjectIdentifier(object)) >> 4 & 1)
+        last = object
+    }
+}
+
+/// One timed run of a benchmark.
+struct Sample {
+    var nanoseconds: UInt64
+    var checksum: UInt64
+}
+
+/// A benchmark whose setup is done: `run` does only the work to time.
+struct Benchmark {
+    /// Operations (resolves, registrations) that one iteration of the loop performs.
+    var operationsPerIteration: Int
+    /// Threads running the loop at once, each `iterations` times.
+    var threads: Int
+    /// Runs the loop `iterations` times (on each thread) and returns the wall time it took.
+    var run: (_ iterations: Int) throws -> Sample
+
+    /// Calls `operation` in a loop on the current thread; `keepAlive` stays alive meanwhile.
+    static func sequential<Output: AnyObject>(
+        operationsPerIteration: Int = 1,
+        keepingAlive keepAlive: AnyObject? = nil,
+        _ operation: @escaping () throws -> Output
+    ) -> Benchmark {
+        Benchmark(operationsPerIteration: operationsPerIteration, threads: 1) { iterations in
+            try withExtendedLifetime(keepAlive) {
+                let sink = Sink()
+                let start = now()
+                for _ in 0..<iterations {
+                    sink.consume(try operation())
+                }
+                let end = now()
+                return Sample(nanoseconds: end - start, checksum: sink.checksum)
+            }
+        }
+    }
+
+    /// Calls `operation` in a loop on `threads` threads that start together; the time is the
+    /// wall time from the start signal until the last thread has finished.
+    static func concurrent<Output: AnyObject>(
+        threads: Int,
+        _ operation: @escaping @Sendable () throws -> Output
+    ) -> Benchmark {
+        Benchmark(operationsPerIteration: 1, threads: threads) { iterations in
+            try runOnThreads(threads, iterations: iterations, operation)
+        }
+    }
+}
+
+/// The result of measuring one benchmark.
+struct Measurement {
+    var medianNanosecondsPerOperation: Double
+    var minimumNanosecondsPerOperation: Double
+    var checksum: UInt64
+}
+
+/// Calibrates, warms up and times `benchmark`.
+func measure(_ benchmark: Benchmark, settings: MeasurementSettings) throws -> Measurement {
+    var checksum: UInt64 = 0
+
+    // Calibration (which also warms up): double the loop until it takes a tenth of the target,
+    // then scale it to the target.
+    var iterations = 1
+    while true {
+        let sample = try benchmark.run(iterations)
+        checksum &+= sample.checksum
+        if sample.nanoseconds >= settings.targetNanoseconds / 10 || iterations >= 1 << 40 {
+            let scale = Double(settings.targetNanoseconds) / Double(max(sample.nanoseconds, 1))
+            iterations = max(1, Int((Double(iterations) * scale).rounded()))
+            break
+        }
+        iterations *= 2
+    }
+
+    // One full-length warm-up repetition, discarded.
+    checksum &+= try benchmark.run(iterations).checksum
+
+    let operations = Double(iterations * benchmark.threads * benchmark.operationsPerIteration)
+    var nanosecondsPerOperation: [Double] = []
+    for _ in 0..<settings.repetitions {
+        let sample = try benchmark.run(iterations)
+        checksum &+= sample.checksum
+        nanosecondsPerOperation.append(Double(sample.nanoseconds) / operations)
+    }
+    nanosecondsPerOperation.sort()
+    let middle = nanosecondsPerOperation.count / 2
+    let median =
+        nanosecondsPerOperation.count % 2 == 1
+        ? nanosecondsPerOperation[middle]
+        : (nanosecondsPerOperation[middle - 1] + nanosecondsPerOperation[middle]) / 2
+    return Measurement(
+        medianNanosecondsPerOperation: median,
+        minimumNanosecondsPerOperation: nanosecondsPerOperation[0],
+        checksum: checksum)
+}
+
+/// Monotonic time in nanoseconds.
+@inline(__always)
+private func now() -> UInt64 {
+    DispatchTime.now().uptimeNanoseconds
+}
+
+// MARK: - Threads
+
+/// Runs `operation` `iterations` times on each of `threadCount` new threads. The threads are
+/// started first and wait at a barrier; the clock starts when they are released and stops when
+/// the last one has finished.
+private func runOnThreads<Output: AnyObject>(
+    _ threadCount: Int,
+    iterations: Int,
+    _ operation: @escaping @Sendable () throws -> Output
+) throws -> Sample {
+    let ready = DispatchSemaphore(value: 0)
+    let go = DispatchSemaphore(value: 0)
+    let finished = DispatchSemaphore(value: 0)
+    let outcomes = ThreadOutcomes()
+
+    for _ in 0..<threadCount {
+        let thread = Thread {
+            ready.signal()
+            go.wait()
+            let sink = Sink()
+            do {
+                for _ in 0..<iterations {
+                    sink.consume(try operation())
+                }
+                outcomes.record(.success(sink.checksum))
+            } catch {
+                outcomes.record(.failure(error))
+            }
+            finished.signal()
+        }
+        thread.start()
+    }
+
+    for _ in 0..<threadCount { ready.wait() }
+    let start = now()
+    for _ in 0..<threadCount { go.signal() }
+    for _ in 0..<threadCount { finished.wait() }
+    let end = now()
+
+    var checksum: UInt64 = 0
+    for outcome in outcomes.all {
+        checksum &+= try outcome.get()
+    }
+    return Sample(nanoseconds: end - start, checksum: checksum)
+}
+
+/// What each worker thread reports back: its checksum or its error.
+private final class ThreadOutcomes: @unchecked Sendable {
+    // @unchecked: every access to `outcomes` holds `lock`.
+    private let lock = NSLock()
+    private var outcomes: [Result<UInt64, any Error>] = []
+
+    func record(_ outcome: Result<UInt64, any Error>) {
+        lock.lock()
+        defer { lock.unlock() }
+        outcomes.append(outcome)
+    }
+
+    var all: [Result<UInt64, any Error>] {
+        lock.lock()
+        defer { lock.unlock() }
+        return outcomes
+    }
+}

@@ -1,0 +1,149 @@
+import Swinject
+
+/// Swinject 2.10.0, used the way its documentation shows.
+struct SwinjectAdapter: LibraryAdapter {
+    let name = "swinject"
+
+    func transientLeaf() -> () throws -> Leaf {
+        let container = Container()
+        container.register(Leaf.self) { _ in Leaf() }.inObjectScope(.transient)
+        return { try unwrap(container.resolve(Leaf.self)) }
+    }
+
+    func graph10() -> () throws -> AppRoot {
+        let container = Container(defaultObjectScope: .graph)
+        registerGraph(in: container)
+        return { try unwrap(container.resolve(AppRoot.self)) }
+    }
+
+    func singletonHit() throws -> () throws -> Configuration {
+        let container = Container()
+        container.register(Configuration.self) { _ in Configuration() }.inObjectScope(.container)
+        _ = try unwrap(container.resolve(Configuration.self))
+        return { try unwrap(container.resolve(Configuration.self)) }
+    }
+
+    func arguments2() -> () throws -> Greeter {
+        let container = Container()
+        container.register(Greeter.self) { (_, name: String, times: Int) in
+            Greeter(name: name, times: times)
+        }
+        .inObjectScope(.transient)
+        return { try unwrap(container.resolve(Greeter.self, arguments: "Ann", 3)) }
+    }
+
+    func childDepth(_ depth: Int) -> () throws -> ReportPresenter {
+        let root = Container()
+        root.register(Renderer.self) { _ in Renderer() }.inObjectScope(.transient)
+        root.register(ReportPresenter.self) { resolver in
+            ReportPresenter(renderer: resolver.resolve(Renderer.self)!)
+        }
+        .inObjectScope(.transient)
+        var deepest = root
+        for _ in 0..<depth {
+            deepest = Container(parent: deepest)
+        }
+        let container = deepest
+        // A child holds its parent strongly, so `container` keeps the whole chain alive.
+        return { try unwrap(container.resolve(ReportPresenter.self)) }
+    }
+
+    func circularPair() -> () throws -> ParentNode {
+        let container = Container(defaultObjectScope: .graph)
+        container.register(ParentNode.self) { resolver in
+            ParentNode(child: resolver.resolve(ChildNode.self)!)
+        }
+        container.register(ChildNode.self) { _ in ChildNode() }
+            .initCompleted { resolver, child in
+                child.parent = resolver.resolve(ParentNode.self)
+            }
+        return { try unwrap(container.resolve(ParentNode.self)) }
+    }
+
+    func weakHit() -> () throws -> SharedBuffer {
+        let container = Container()
+        container.register(SharedBuffer.self) { _ in SharedBuffer() }.inObjectScope(.weak)
+        return { try unwrap(container.resolve(SharedBuffer.self)) }
+    }
+
+    func largeContainer(
+        _ types: [any NumberedService.Type], resolving target: any NumberedService.Type
+    ) -> () throws -> AnyObject {
+        let container = Container()
+        for type in types {
+            Self.register(type, in: container)
+        }
+        return Self.resolveOperation(target, in: container)
+    }
+
+    func registerAll(_ types: [any NumberedService.Type]) -> () throws -> AnyObject {
+        {
+            let container = Container()
+            for type in types {
+                Self.register(type, in: container)
+            }
+            return container
+        }
+    }
+
+    func concurrentGraph10() -> @Sendable () throws -> AppRoot {
+        let container = Container(defaultObjectScope: .graph)
+        registerGraph(in: container)
+        // Swinject's documented way to resolve from several threads.
+        let resolver = SynchronizedResolver(resolver: container.synchronize())
+        return { try unwrap(resolver.resolver.resolve(AppRoot.self)) }
+    }
+
+    private func registerGraph(in container: Container) {
+        container.register(TokenCache.self) { _ in TokenCache() }
+        container.register(Database.self) { _ in Database() }
+        container.register(Tokenizer.self) { _ in Tokenizer() }
+        container.register(Ranker.self) { _ in Ranker() }
+        container.register(AuthClient.self) { resolver in
+            AuthClient(tokens: resolver.resolve(TokenCache.self)!)
+        }
+        container.register(Store.self) { resolver in
+            Store(database: resolver.resolve(Database.self)!)
+        }
+        container.register(SearchIndex.self) { resolver in
+            SearchIndex(
+                tokenizer: resolver.resolve(Tokenizer.self)!, ranker: resolver.resolve(Ranker.self)!)
+        }
+        container.register(Session.self) { resolver in
+            Session(auth: resolver.resolve(AuthClient.self)!, store: resolver.resolve(Store.self)!)
+        }
+        container.register(Catalog.self) { resolver in
+            Catalog(store: resolver.resolve(Store.self)!, search: resolver.resolve(SearchIndex.self)!)
+        }
+        container.register(AppRoot.self) { resolver in
+            AppRoot(session: resolver.resolve(Session.self)!, catalog: resolver.resolve(Catalog.self)!)
+        }
+    }
+
+    private static func register<Service: NumberedService>(
+        _: Service.Type, in container: Container
+    ) {
+        container.register(Service.self) { _ in Service() }.inObjectScope(.transient)
+    }
+
+    private static func resolveOperation<Service: NumberedService>(
+        _: Service.Type, in container: Container
+    ) -> () throws -> AnyObject {
+        { try unwrap(container.resolve(Service.self)) }
+    }
+}
+
+/// The resolver that `Container.synchronize()` returns serialises every resolve behind the
+/// container's lock, which is what makes it safe to share between threads; Swinject does not
+/// mark its `Resolver` protocol `Sendable`, so this box states it.
+private struct SynchronizedResolver: @unchecked Sendable {
+    let resolver: any Resolver
+}
+
+/// Swinject returns nil for an unregistered service; the benchmark reports that as an error.
+private func unwrap<Service>(_ service: Service?) throws -> Service {
+    guard let service else {
+        throw WiringError(description: "Swinject could not resolve \(Service.self)")
+    }
+    return service
+}
