@@ -1,0 +1,126 @@
+/// A service that is resolved on first use, then kept: ask for `Lazy<T>` to put off building a `T` until it is
+/// needed, or to reach a service that would otherwise be a cycle.
+///
+/// ```swift
+/// container.register(Engine.self) { _ in V8() }
+/// container.register(Car.self) { r in Car(engine: try r.resolve(Lazy<Engine>.self)) }
+///
+/// let lazy = try container.resolve(Lazy<Engine>.self)   // no Engine built yet
+/// let engine = try lazy.instance                         // built now
+/// let same = try lazy.instance                           // the same instance: not resolved again
+/// ```
+///
+/// You never register a `Lazy` yourself: Arbor makes one for any `T` that is registered, under the name and
+/// argument types you ask for. Runtime arguments are captured when the `Lazy` is resolved and passed to `T`'s
+/// factory on first use:
+///
+/// ```swift
+/// let greeter = try container.resolve(Lazy<Greeter>.self, name: "formal", arguments: "Ann", 3)
+/// ```
+///
+/// - Misconfiguration shows early: resolving `Lazy<T>` throws ``ResolutionError/Reason/notRegistered`` at once when
+///   `T` has no registration (under that name and argument types).
+/// - `T` is resolved in the container that resolved the `Lazy` (for a `Lazy` built inside a permanent service's
+///   factory, the container that owns that registration), so a child's overrides apply as they would have.
+/// - Used while the resolution that made it is still running — typically in an `initCompleted` hook — the `Lazy`
+///   joins that resolution and shares its graph-scoped instances. Used later, it starts a new resolution.
+/// - If resolving `T` throws, ``instance`` throws that ``ResolutionError`` and nothing is kept: the next access
+///   tries again.
+///
+/// `Lazy` is `Sendable`, and ``instance`` may be read from any thread. Resolving happens outside its lock, so a
+/// `Lazy` can never take part in a deadlock; if several threads read a fresh `Lazy` at the same moment, each may
+/// resolve `T`, the first result to arrive is kept, and every caller gets that one. Like the container, a `Lazy`
+/// hands its instance to whichever thread asks, and its captured arguments to `T`'s factory on whichever thread
+/// reads it first.
+public final class Lazy<Service>: @unchecked Sendable {
+    private enum State {
+        case pending(() throws -> Service)
+        case resolved(Service)
+    }
+
+    /// The way to resolve the service until it is resolved, then the service. Holding only one of them means a
+    /// used `Lazy` no longer keeps the container (or the resolution) it came from alive.
+    private let state: Protected<State>
+
+    init(resolve: @escaping () throws -> Service) {
+        state = .make(.pending(resolve))
+    }
+
+    /// The service: resolved on the first access, then the same value on every access.
+    ///
+    /// ```swift
+    /// let engine = try lazyEngine.instance
+    /// ```
+    ///
+    /// Throws the ``ResolutionError`` of a failed resolve; a later access tries again.
+    public var instance: Service {
+        get throws {
+            let resolve: () throws -> Service
+            switch state.withLock({ $0 }) {
+            case .resolved(let service): return service
+            case .pending(let pending): resolve = pending
+            }
+            let resolved = try resolve()
+            let (service, dropped): (Service, State?) = state.withLock { state in
+                if case .resolved(let first) = state { return (first, nil) }
+                defer { state = .resolved(resolved) }
+                return (resolved, state)
+            }
+            // Released after the lock: the closure may hold the last reference to a container.
+            withExtendedLifetime(dropped) {}
+            return service
+        }
+    }
+
+    /// Whether ``instance`` has been resolved and is kept.
+    ///
+    /// ```swift
+    /// let lazy = try container.resolve(Lazy<Engine>.self)
+    /// lazy.isResolved        // false
+    /// _ = try lazy.instance
+    /// lazy.isResolved        // true
+    /// ```
+    public var isResolved: Bool {
+        state.withLock { state in
+            if case .resolved = state { return true }
+            return false
+        }
+    }
+}
+
+extension Lazy: DerivedService {
+    static func derive<each Argument>(
+        in resolution: Resolution,
+        name: String?,
+        depth: Int,
+        arguments: repeat each Argument
+    ) throws -> Lazy<Service> {
+        Lazy(
+            resolve: try deferredResolve(
+                Service.self, in: resolution, name: name, depth: depth, arguments: repeat each arguments))
+    }
+}
+
+/// What `Lazy` and `Provider` do when they are resolved: check that `Service` can be resolved under this name and
+/// these argument types, then return a closure that resolves it later, with the arguments captured now.
+///
+/// The closure resolves through `resolution` (``Resolution/resolveLater(_:name:in:arguments:)``): within it while
+/// it is still running on the calling thread, sharing its graph, otherwise as a new top-level resolution. Either
+/// way the look-up starts in the container where the wrapper was resolved.
+func deferredResolve<Service, each Argument>(
+    _ serviceType: Service.Type,
+    in resolution: Resolution,
+    name: String?,
+    depth: Int,
+    arguments: repeat each Argument
+) throws -> () throws -> Service {
+    let key = ServiceKey(serviceType: serviceType, name: name, argumentsType: (repeat each Argument).self)
+    if !resolution.canResolve(key), !(serviceType is any DerivedService.Type) {
+        // Nothing is registered: resolving it now throws `.notRegistered` for `Service` itself, with the path and
+        // the registrations under other names or argument types. (A derived service such as `Optional<T>` always
+        // resolves, so it is left for later.)
+        _ = try resolution.resolve(serviceType, name: name, depth: depth, arguments: repeat each arguments)
+    }
+    let context = resolution.currentContext
+    return { try resolution.resolveLater(serviceType, name: name, in: context, arguments: repeat each arguments) }
+}
