@@ -115,6 +115,7 @@ enum ReasonKind: Equatable, CustomStringConvertible {
     case depthLimitExceeded
     case factoryFailed
     case typeMismatch
+    case containerClosed
 
     init(_ reason: ResolutionError.Reason) {
         switch reason {
@@ -123,6 +124,7 @@ enum ReasonKind: Equatable, CustomStringConvertible {
         case .depthLimitExceeded: self = .depthLimitExceeded
         case .factoryFailed: self = .factoryFailed
         case .typeMismatch: self = .typeMismatch
+        case .containerClosed: self = .containerClosed
         }
     }
 
@@ -133,6 +135,7 @@ enum ReasonKind: Equatable, CustomStringConvertible {
         case .depthLimitExceeded: "depthLimitExceeded"
         case .factoryFailed: "factoryFailed"
         case .typeMismatch: "typeMismatch"
+        case .containerClosed: "containerClosed"
         }
     }
 }

@@ -121,7 +121,35 @@ extension Container {
     /// instance being built while you reset is kept once it is finished.
     public func resetObjectScope(_ scope: ObjectScope) {
         let storages = entries.filter { $0.scope == scope }.compactMap(\.storage)
-        for storage in storages { storage.reset() }
+        ReleasedInstance.run(storages.compactMap { $0.release() })
+    }
+}
+
+extension Container {
+    /// Closes the container and its descendants: drops the instances they hold, runs the registrations'
+    /// ``Registration/onRelease(_:)`` hooks on them, newest instance first, and makes every later `resolve` from
+    /// them throw ``ResolutionError/Reason/containerClosed``.
+    ///
+    /// ```swift
+    /// let session = app.makeChild()
+    /// session.register(Connection.self) { _ in Connection() }
+    ///     .inObjectScope(.permanent)
+    ///     .onRelease { connection in connection.disconnect() }
+    /// // … the user logs out:
+    /// session.close()   // disconnects; resolving from `session` now throws
+    /// ```
+    ///
+    /// Closing is for a child with a lifetime of its own — a session, a request, a test. Ancestors are never
+    /// touched. Closing twice does nothing more. A resolution that is running while the container closes finishes,
+    /// and the permanent instance it builds is released at once instead of held. Registering on a closed container
+    /// is allowed but pointless: resolving still throws.
+    public func close() {
+        ReleasedInstance.run(closeSubtree())
+    }
+
+    /// Whether ``close()`` was called on this container or an ancestor.
+    public var isClosed: Bool {
+        registry.withLock { $0.isClosed }
     }
 }
 

@@ -40,12 +40,15 @@ public final class Container: Resolver, @unchecked Sendable {
         self.defaultScope = defaultScope
         if let parent {
             // Join the parent's subtree: inherit the leak trackers that watch it, and let later ones find us.
-            let trackers = parent.registry.withLock { registry in
+            let (trackers, isClosed) = parent.registry.withLock { registry in
                 registry.children.removeAll { $0.container == nil }
                 registry.children.append(WeakContainer(container: self))
-                return registry.trackers
+                return (registry.trackers, registry.isClosed)
             }
-            registry.withLock { $0.trackers = trackers }
+            registry.withLock { registry in
+                registry.trackers = trackers
+                registry.isClosed = isClosed
+            }
         }
     }
 
@@ -75,7 +78,7 @@ public final class Container: Resolver, @unchecked Sendable {
         var lookup = registry.withLock { registry in
             Lookup(
                 entry: registry.entries[key], owner: self, depthLimit: registry.depthLimit,
-                trackers: registry.trackers)
+                trackers: registry.trackers, isClosed: registry.isClosed)
         }
         guard lookup.entry == nil else { return lookup }
         var container = self
@@ -127,20 +130,35 @@ public final class Container: Resolver, @unchecked Sendable {
     // it held, and that instance's deinit may well use the container.
 
     func add(_ entry: ServiceEntry) {
-        let replaced = registry.withLock { $0.entries.insert(entry) }
+        let (replaced, released) = registry.withLock { registry in
+            let replaced = registry.entries.insert(entry)
+            return (replaced, replaced?.storage?.releaseLocked())
+        }
+        ReleasedInstance.run(released.map { [$0] } ?? [])
         withExtendedLifetime(replaced) {}
     }
 
-    /// Gives a registration another scope or one more hook, if the container still holds that registration.
+    /// Gives a registration another scope, or one more hook, if the container still holds that registration.
     func reconfigure(
-        _ key: ServiceKey, token: RegistrationToken, scope: ObjectScope? = nil, addingHook: InitHook? = nil
+        _ key: ServiceKey,
+        token: RegistrationToken,
+        scope: ObjectScope? = nil,
+        addingHook: InitHook? = nil,
+        addingReleaseHook: ReleaseHook? = nil
     ) {
-        let replaced: ServiceEntry? = registry.withLock { registry in
-            guard let entry = registry.entries[key], entry.token === token else { return nil }
-            let hooks = addingHook.map { entry.hooks + [$0] } ?? entry.hooks
-            registry.entries.insert(entry.reconfigured(scope: scope ?? entry.scope, hooks: hooks, lock: self.registry))
-            return entry
+        let (replaced, released): (ServiceEntry?, ReleasedInstance?) = registry.withLock { registry in
+            guard let entry = registry.entries[key], entry.token === token else { return (nil, nil) }
+            let reconfigured = entry.reconfigured(
+                scope: scope ?? entry.scope,
+                hooks: addingHook.map { entry.hooks + [$0] } ?? entry.hooks,
+                releaseHooks: addingReleaseHook.map { entry.releaseHooks + [$0] } ?? entry.releaseHooks,
+                lock: self.registry)
+            registry.entries.insert(reconfigured)
+            // A new scope gets a new storage: the old one's instance is dropped.
+            let dropped = reconfigured.storage !== entry.storage ? entry.storage?.releaseLocked() : nil
+            return (entry, dropped)
         }
+        ReleasedInstance.run(released.map { [$0] } ?? [])
         withExtendedLifetime(replaced) {}
     }
 
@@ -158,8 +176,23 @@ public final class Container: Resolver, @unchecked Sendable {
 
     /// Removes the entries whose keys match.
     func removeEntries(where shouldRemove: (ServiceKey) -> Bool) {
-        let removed = registry.withLock { $0.entries.removeAll(where: shouldRemove) }
+        let (removed, released) = registry.withLock { registry in
+            let removed = registry.entries.removeAll(where: shouldRemove)
+            return (removed, removed.compactMap { $0.storage?.releaseLocked() })
+        }
+        ReleasedInstance.run(released)
         withExtendedLifetime(removed) {}
+    }
+
+    /// Marks this container and its descendants closed, and hands back the instances they held.
+    func closeSubtree() -> [ReleasedInstance] {
+        let (released, children) = registry.withLock { registry in
+            guard !registry.isClosed else { return ([ReleasedInstance](), [Container]()) }
+            registry.isClosed = true
+            let released = registry.entries.values.compactMap { $0.storage?.releaseLocked() }
+            return (released, registry.children.compactMap(\.container))
+        }
+        return released + children.flatMap { $0.closeSubtree() }
     }
 
     // MARK: Resolver
@@ -214,6 +247,8 @@ extension Container: CustomStringConvertible {
 struct Registry {
     var entries = ServiceTable()
     var depthLimit = 200
+    /// Set by `close()`: resolves throw `.containerClosed`.
+    var isClosed = false
     /// The leak trackers watching this container: those made on it and on its ancestors.
     var trackers: [WeakTracker] = []
     /// The container's children, so a tracker made here reaches the whole subtree.
@@ -238,12 +273,15 @@ struct Lookup {
     let depthLimit: Int
     /// The leak trackers watching the container the look-up started in. Usually empty.
     let trackers: [WeakTracker]
+    /// Whether the container the look-up started in was closed.
+    let isClosed: Bool
 
-    init(entry: ServiceEntry?, owner: Container, depthLimit: Int, trackers: [WeakTracker]) {
+    init(entry: ServiceEntry?, owner: Container, depthLimit: Int, trackers: [WeakTracker], isClosed: Bool) {
         self.entry = entry
         self.owner = owner
         self.depthLimit = depthLimit
         self.trackers = trackers
+        self.isClosed = isClosed
         readHeld(from: entry)
     }
 

@@ -55,6 +55,26 @@ public struct Registration<Service>: Sendable {
         return self
     }
 
+    /// Adds a hook that runs when the container drops an instance of this registration that it holds: on
+    /// ``Container/close()``, ``Container/resetObjectScope(_:)``, and when the registration is replaced, removed or
+    /// given another scope. Use it to close connections, flush caches or stop timers.
+    ///
+    /// ```swift
+    /// session.register(Database.self) { _ in Database(path: "session.db") }
+    ///     .inObjectScope(.permanent)
+    ///     .onRelease { database in database.close() }
+    /// ```
+    ///
+    /// Only instances the container holds strongly are released this way: permanent ones and those of a custom
+    /// scope with strong retention. Each instance is released once; on `close()`, instances go newest first, so an
+    /// instance is released before the ones it was built from. Hooks run after the container's locks are released,
+    /// on the thread that closes or resets. Dropping a container without closing it runs no hooks.
+    @discardableResult
+    public func onRelease(_ hook: @escaping @Sendable (Service) -> Void) -> Registration {
+        container.reconfigure(key, token: token, addingReleaseHook: ReleaseHook(hook))
+        return self
+    }
+
     /// Lets the registration also answer for another type: resolving `Other` (under `name`) resolves this
     /// registration and returns its instance as `Other`, sharing its scope.
     ///

@@ -13,19 +13,34 @@ class ServiceEntry: @unchecked Sendable {
     let token: RegistrationToken
     let scope: ObjectScope
     let hooks: [InitHook]
+    /// Run when the container drops an instance it holds strongly (`onRelease`).
+    let releaseHooks: [ReleaseHook]
     /// Where permanent and weak instances live; `nil` for transient and graph scopes.
     let storage: InstanceStorage?
 
-    init(key: ServiceKey, token: RegistrationToken, scope: ObjectScope, hooks: [InitHook], storage: InstanceStorage?) {
+    init(
+        key: ServiceKey,
+        token: RegistrationToken,
+        scope: ObjectScope,
+        hooks: [InitHook],
+        releaseHooks: [ReleaseHook] = [],
+        storage: InstanceStorage?
+    ) {
         self.key = key
         self.token = token
         self.scope = scope
         self.hooks = hooks
+        self.releaseHooks = releaseHooks
         self.storage = storage
     }
 
-    /// A copy with another scope and hooks. Keeps the instance storage (and the instance) while the scope stays.
-    func reconfigured(scope: ObjectScope, hooks: [InitHook], lock: Protected<Registry>) -> ServiceEntry {
+    /// A copy with another configuration. Keeps the instance storage (and the instance) while the scope stays.
+    func reconfigured(
+        scope: ObjectScope,
+        hooks: [InitHook],
+        releaseHooks: [ReleaseHook],
+        lock: Protected<Registry>
+    ) -> ServiceEntry {
         preconditionFailure("Every entry is a NullaryEntry or a FactoryEntry.")
     }
 
@@ -43,9 +58,16 @@ class ServiceEntry: @unchecked Sendable {
     /// For a forward (`implements`): the key of the registration it forwards to. `nil` for everything else.
     var forwardTarget: ServiceKey? { nil }
 
-    final func storage(for newScope: ObjectScope, lock: Protected<Registry>) -> InstanceStorage? {
-        if newScope == scope { return storage }
-        return InstanceStorage.make(for: newScope, lock: lock)
+    final func storage(
+        for newScope: ObjectScope,
+        releaseHooks: [ReleaseHook],
+        lock: Protected<Registry>
+    ) -> InstanceStorage? {
+        guard newScope == scope, let storage else {
+            return InstanceStorage.make(for: newScope, releaseHooks: releaseHooks, lock: lock)
+        }
+        storage.setReleaseHooksLocked(releaseHooks)  // Reconfiguring runs under the container's lock.
+        return storage
     }
 }
 
@@ -58,11 +80,13 @@ final class NullaryEntry<Produced>: ServiceEntry, @unchecked Sendable {
         token: RegistrationToken,
         scope: ObjectScope,
         hooks: [InitHook],
+        releaseHooks: [ReleaseHook] = [],
         storage: InstanceStorage?,
         factory: @escaping @Sendable (any Resolver) throws -> Produced
     ) {
         self.factory = factory
-        super.init(key: key, token: token, scope: scope, hooks: hooks, storage: storage)
+        super.init(
+            key: key, token: token, scope: scope, hooks: hooks, releaseHooks: releaseHooks, storage: storage)
     }
 
     override func make<Service>(_ resolver: any Resolver, as _: Service.Type) throws -> Service {
@@ -71,13 +95,14 @@ final class NullaryEntry<Produced>: ServiceEntry, @unchecked Sendable {
     }
 
     override func reconfigured(
-        scope newScope: ObjectScope, hooks newHooks: [InitHook], lock: Protected<Registry>
-    )
-        -> ServiceEntry
-    {
+        scope newScope: ObjectScope,
+        hooks newHooks: [InitHook],
+        releaseHooks newReleaseHooks: [ReleaseHook],
+        lock: Protected<Registry>
+    ) -> ServiceEntry {
         NullaryEntry(
-            key: key, token: token, scope: newScope, hooks: newHooks, storage: storage(for: newScope, lock: lock),
-            factory: factory)
+            key: key, token: token, scope: newScope, hooks: newHooks, releaseHooks: newReleaseHooks,
+            storage: storage(for: newScope, releaseHooks: newReleaseHooks, lock: lock), factory: factory)
     }
 }
 
@@ -95,6 +120,7 @@ final class FactoryEntry<Produced, each Argument>: ServiceEntry, @unchecked Send
         token: RegistrationToken,
         scope: ObjectScope,
         hooks: [InitHook],
+        releaseHooks: [ReleaseHook] = [],
         storage: InstanceStorage?,
         factory: @escaping @Sendable (any Resolver, repeat each Argument) throws -> Produced
     ) {
@@ -103,7 +129,8 @@ final class FactoryEntry<Produced, each Argument>: ServiceEntry, @unchecked Send
             let arguments = pointer.assumingMemoryBound(to: (repeat each Argument).self).pointee
             return try factory(resolver, repeat each arguments)
         }
-        super.init(key: key, token: token, scope: scope, hooks: hooks, storage: storage)
+        super.init(
+            key: key, token: token, scope: scope, hooks: hooks, releaseHooks: releaseHooks, storage: storage)
     }
 
     override func make(_ resolver: any Resolver, arguments: UnsafeRawPointer) throws -> Any {
@@ -111,13 +138,14 @@ final class FactoryEntry<Produced, each Argument>: ServiceEntry, @unchecked Send
     }
 
     override func reconfigured(
-        scope newScope: ObjectScope, hooks newHooks: [InitHook], lock: Protected<Registry>
-    )
-        -> ServiceEntry
-    {
+        scope newScope: ObjectScope,
+        hooks newHooks: [InitHook],
+        releaseHooks newReleaseHooks: [ReleaseHook],
+        lock: Protected<Registry>
+    ) -> ServiceEntry {
         FactoryEntry(
-            key: key, token: token, scope: newScope, hooks: newHooks, storage: storage(for: newScope, lock: lock),
-            factory: factory)
+            key: key, token: token, scope: newScope, hooks: newHooks, releaseHooks: newReleaseHooks,
+            storage: storage(for: newScope, releaseHooks: newReleaseHooks, lock: lock), factory: factory)
     }
 }
 
@@ -140,7 +168,12 @@ class ForwardingEntry: ServiceEntry, @unchecked Sendable {
 
     final override var forwardTarget: ServiceKey? { target }
 
-    final override func reconfigured(scope: ObjectScope, hooks: [InitHook], lock: Protected<Registry>) -> ServiceEntry {
+    final override func reconfigured(
+        scope: ObjectScope,
+        hooks: [InitHook],
+        releaseHooks: [ReleaseHook],
+        lock: Protected<Registry>
+    ) -> ServiceEntry {
         self  // Configuring a registration configures its target; the forward follows.
     }
 
@@ -176,6 +209,18 @@ final class ForwardEntry<Target>: ForwardingEntry, @unchecked Sendable {
 
 /// The identity of one `register` call. Survives reconfiguration; a new `register` call makes a new one.
 final class RegistrationToken: Sendable {}
+
+/// An `onRelease` hook with its service type erased.
+struct ReleaseHook: Sendable {
+    let run: @Sendable (Any) -> Void
+
+    init<Service>(_ hook: @escaping @Sendable (Service) -> Void) {
+        run = { instance in
+            // The storage hands every hook the instance its own entry's factory returned.
+            hook(instance as! Service)
+        }
+    }
+}
 
 /// An `initCompleted` hook with its service type erased.
 struct InitHook: Sendable {

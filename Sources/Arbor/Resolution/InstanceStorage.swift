@@ -23,18 +23,32 @@ final class InstanceStorage: @unchecked Sendable {
     /// The instance being built (both retentions), or held (strong retention).
     private var value: StoredValue?
     private weak var weakObject: AnyObject?
+    /// Run when the container drops the instance it holds strongly.
+    private var releaseHooks: [ReleaseHook]
+    /// When the held instance was published, in the order of all publications: release runs newest first.
+    private var sequence: UInt64 = 0
 
-    init(retention: ObjectScope.Retention, lock: Protected<Registry>) {
+    init(retention: ObjectScope.Retention, releaseHooks: [ReleaseHook], lock: Protected<Registry>) {
         self.retention = retention
+        self.releaseHooks = releaseHooks
         self.lock = lock
     }
 
-    static func make(for scope: ObjectScope, lock: Protected<Registry>) -> InstanceStorage? {
+    static func make(
+        for scope: ObjectScope,
+        releaseHooks: [ReleaseHook] = [],
+        lock: Protected<Registry>
+    ) -> InstanceStorage? {
         switch scope.storage {
         case .none, .graph: nil
-        case .strong: InstanceStorage(retention: .strong, lock: lock)
-        case .weak: InstanceStorage(retention: .weak, lock: lock)
+        case .strong: InstanceStorage(retention: .strong, releaseHooks: releaseHooks, lock: lock)
+        case .weak: InstanceStorage(retention: .weak, releaseHooks: releaseHooks, lock: lock)
         }
+    }
+
+    /// Call with the owning container's lock held.
+    func setReleaseHooksLocked(_ hooks: [ReleaseHook]) {
+        releaseHooks = hooks
     }
 
     // MARK: Reading; the caller holds the owning container's lock
@@ -61,16 +75,21 @@ final class InstanceStorage: @unchecked Sendable {
 
     // MARK: Changing; what a change drops is released after the locks, since its deinit may use the container
 
-    /// Drops the held instance (`resetObjectScope`). An instance still being built is left to finish.
-    func reset() {
-        let dropped: StoredValue? = withLock {
-            guard case .holding = state else { return nil }
-            state = .empty
-            weakObject = nil
-            defer { value = nil }
-            return value
-        }
-        withExtendedLifetime(dropped) {}
+    /// Drops the held instance (`resetObjectScope`, `close`, a replaced or removed registration), and hands it
+    /// back with its release hooks, for the caller to run after its locks. An instance still being built is left
+    /// to finish.
+    func release() -> ReleasedInstance? {
+        withLock { releaseLocked() }
+    }
+
+    /// `release()`, with the owning container's lock already held.
+    func releaseLocked() -> ReleasedInstance? {
+        guard case .holding = state else { return nil }
+        state = .empty
+        weakObject = nil
+        defer { value = nil }
+        guard retention == .strong, let value else { return nil }
+        return ReleasedInstance(value: value, hooks: releaseHooks, sequence: sequence)
     }
 
     // MARK: Transitions; called by the coordinator with its lock held
@@ -114,14 +133,20 @@ final class InstanceStorage: @unchecked Sendable {
         withExtendedLifetime(replaced) {}
     }
 
-    func publish() -> StoredValue? {
+    /// Makes the built instance the held one. Hands back what the storage no longer keeps: a weak storage's
+    /// strong reference, or — if the container was closed meanwhile — the instance itself, to release.
+    func publish(sequence: UInt64) -> (dropped: StoredValue?, released: ReleasedInstance?) {
         withLock {
-            guard case .building = state else { return nil }
+            guard case .building = state else { return (nil, nil) }
             state = .holding
-            guard retention == .weak, let value else { return nil }
+            self.sequence = sequence
+            if lock.withUnsafeMutablePointerToHeader({ $0.pointee.isClosed }) {
+                return (nil, releaseLocked())
+            }
+            guard retention == .weak, let value else { return (nil, nil) }
             weakObject = asObject(value.asAny)
             self.value = nil
-            return value
+            return (value, nil)
         }
     }
 
@@ -174,6 +199,8 @@ final class CreationCoordinator: @unchecked Sendable {
     private let lock = Lock()
     /// Which resolution each waiting thread waits for.
     private var waits: [ThreadID: Resolution] = [:]
+    /// How many instances have been published: the creation order of held instances.
+    private var publications: UInt64 = 0
 
     func acquire(_ storage: InstanceStorage, for resolution: Resolution) -> Acquisition {
         var stale: StoredValue?
@@ -200,11 +227,15 @@ final class CreationCoordinator: @unchecked Sendable {
 
     /// Makes the instances a resolution built visible to everyone, and wakes the threads waiting for them.
     func publish(_ storages: [InstanceStorage]) {
-        let released = lock.withLock {
+        let results = lock.withLock {
             defer { lock.broadcast() }
-            return storages.compactMap { $0.publish() }
+            return storages.map { storage in
+                publications += 1
+                return storage.publish(sequence: publications)
+            }
         }
-        withExtendedLifetime(released) {}
+        ReleasedInstance.run(results.compactMap(\.released))
+        withExtendedLifetime(results) {}
     }
 
     /// Returns storages a failed resolution had claimed to `empty`, and wakes the threads waiting for them.
@@ -226,5 +257,20 @@ final class CreationCoordinator: @unchecked Sendable {
             steps += 1
         }
         return false
+    }
+}
+
+/// An instance a container stopped holding, with the `onRelease` hooks to run on it.
+struct ReleasedInstance {
+    let value: StoredValue
+    let hooks: [ReleaseHook]
+    let sequence: UInt64
+
+    /// Runs the hooks of `instances`, newest instance first. Call with no lock held: hooks are user code.
+    static func run(_ instances: [ReleasedInstance]) {
+        for released in instances.sorted(by: { $0.sequence > $1.sequence }) {
+            let instance = released.value.asAny
+            for hook in released.hooks { hook.run(instance) }
+        }
     }
 }

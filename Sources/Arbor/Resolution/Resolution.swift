@@ -92,6 +92,7 @@ final class Resolution: Resolver, @unchecked Sendable {
         invoke: Invocation<Service>
     ) throws -> Service {
         let lookup = container.lookupForResolution(key)
+        if lookup.isClosed { throw ResolutionError(.containerClosed, key: key, path: [key]) }
         // Fast path: an instance a permanent or weak registration already holds needs no resolution at all.
         if let held = lookup.heldValue { return held.load(as: Service.self) }
         if let held = lookup.heldObject { return held as! Service }  // A weak storage holds its own `Service`.
@@ -399,6 +400,11 @@ final class Resolution: Resolver, @unchecked Sendable {
                 CreationCoordinator.shared.abandon([storage])
             } else {
                 storage.built(instance)
+                // Claims are published in the order their factories returned: the instances' creation order.
+                if state.pointee.claims.last !== storage {
+                    state.pointee.claims.removeAll { $0 === storage }
+                    state.pointee.claims.append(storage)
+                }
             }
             return instance
         }

@@ -32,6 +32,8 @@ public struct ResolutionError: Error, CustomStringConvertible {
         case factoryFailed(any Error)
         /// A registration's instance is not of the type it was asked for.
         case typeMismatch
+        /// The container the resolution started in, or an ancestor of it, was closed (``Container/close()``).
+        case containerClosed
 
         public var description: String {
             switch self {
@@ -40,6 +42,7 @@ public struct ResolutionError: Error, CustomStringConvertible {
             case .depthLimitExceeded: "depthLimitExceeded"
             case .factoryFailed(let error): "factoryFailed(\(error))"
             case .typeMismatch: "typeMismatch"
+            case .containerClosed: "containerClosed"
             }
         }
     }
@@ -105,6 +108,10 @@ public struct ResolutionError: Error, CustomStringConvertible {
         case .typeMismatch:
             lines.append("Arbor could not resolve \(key): the instance is not of that type.")
             lines.append("  path: \(Self.describe(path))")
+        case .containerClosed:
+            lines.append("Arbor could not resolve \(key): the container was closed.")
+            lines.append("  A closed container (or one whose ancestor was closed) resolves nothing.")
+            lines.append("  Resolve from a container that is still open, e.g. a new child of the closed one's parent.")
         }
         if let detail, !isFactoryFailure {
             lines.append("  \(detail)")
