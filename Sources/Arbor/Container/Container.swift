@@ -78,7 +78,7 @@ public final class Container: Resolver, @unchecked Sendable {
         var lookup = registry.withLock { registry in
             Lookup(
                 entry: registry.entries[key], owner: self, depthLimit: registry.depthLimit,
-                trackers: registry.trackers, isClosed: registry.isClosed)
+                trackers: registry.trackers, isClosed: registry.isClosed, observer: registry.observer)
         }
         guard lookup.entry == nil else { return lookup }
         var container = self
@@ -249,6 +249,8 @@ struct Registry {
     var depthLimit = 200
     /// Set by `close()`: resolves throw `.containerClosed`.
     var isClosed = false
+    /// Set on the throwaway copies `validate()` resolves in.
+    var observer: ValidationObserver?
     /// The leak trackers watching this container: those made on it and on its ancestors.
     var trackers: [WeakTracker] = []
     /// The container's children, so a tracker made here reaches the whole subtree.
@@ -275,13 +277,23 @@ struct Lookup {
     let trackers: [WeakTracker]
     /// Whether the container the look-up started in was closed.
     let isClosed: Bool
+    /// The validation observer of the container the look-up started in, if it is a copy made by `validate()`.
+    let observer: ValidationObserver?
 
-    init(entry: ServiceEntry?, owner: Container, depthLimit: Int, trackers: [WeakTracker], isClosed: Bool) {
+    init(
+        entry: ServiceEntry?,
+        owner: Container,
+        depthLimit: Int,
+        trackers: [WeakTracker],
+        isClosed: Bool,
+        observer: ValidationObserver?
+    ) {
         self.entry = entry
         self.owner = owner
         self.depthLimit = depthLimit
         self.trackers = trackers
         self.isClosed = isClosed
+        self.observer = observer
         readHeld(from: entry)
     }
 

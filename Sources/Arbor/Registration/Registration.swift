@@ -93,7 +93,11 @@ public struct Registration<Service>: Sendable {
     @discardableResult
     public func implements<Other>(_ type: Other.Type, name: String? = nil) -> Registration {
         let forwardKey = ServiceKey(serviceType: type, name: name, argumentsType: key.argumentsType)
-        container.add(ForwardEntry<Service>(key: forwardKey, target: key, owner: container))
+        var validator: (@Sendable (Container) throws -> Void)?
+        if !key.hasArguments {
+            validator = { container in _ = try container.resolve(Other.self, name: name) }
+        }
+        container.add(ForwardEntry<Service>(key: forwardKey, target: key, owner: container, validator: validator))
         return self
     }
 

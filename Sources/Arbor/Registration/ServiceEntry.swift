@@ -55,6 +55,18 @@ class ServiceEntry: @unchecked Sendable {
         preconditionFailure("Only a FactoryEntry is found under a key with arguments.")
     }
 
+    /// A copy for another container, with an empty storage of its own: how `validate()` resolves without touching
+    /// the real container's instances.
+    func copy(for owner: Container) -> ServiceEntry {
+        preconditionFailure("Every entry is a NullaryEntry, a FactoryEntry or a ForwardEntry.")
+    }
+
+    /// Resolves the entry's key from `container`, with its own types: how `validate()` checks a registration that
+    /// needs no runtime arguments.
+    func validate(in container: Container) throws {
+        preconditionFailure("Only entries without arguments are validated this way.")
+    }
+
     /// For a forward (`implements`): the key of the registration it forwards to. `nil` for everything else.
     var forwardTarget: ServiceKey? { nil }
 
@@ -104,6 +116,16 @@ final class NullaryEntry<Produced>: ServiceEntry, @unchecked Sendable {
             key: key, token: token, scope: newScope, hooks: newHooks, releaseHooks: newReleaseHooks,
             storage: storage(for: newScope, releaseHooks: newReleaseHooks, lock: lock), factory: factory)
     }
+
+    override func validate(in container: Container) throws {
+        _ = try container.resolve(Produced.self, name: key.name)
+    }
+
+    override func copy(for owner: Container) -> ServiceEntry {
+        NullaryEntry(
+            key: key, token: RegistrationToken(), scope: scope, hooks: hooks,
+            storage: InstanceStorage.make(for: scope, lock: owner.registry), factory: factory)
+    }
 }
 
 /// The entry of a service whose factory takes runtime arguments of the types `Argument...` (at least one).
@@ -147,6 +169,12 @@ final class FactoryEntry<Produced, each Argument>: ServiceEntry, @unchecked Send
             key: key, token: token, scope: newScope, hooks: newHooks, releaseHooks: newReleaseHooks,
             storage: storage(for: newScope, releaseHooks: newReleaseHooks, lock: lock), factory: factory)
     }
+
+    override func copy(for owner: Container) -> ServiceEntry {
+        FactoryEntry(
+            key: key, token: RegistrationToken(), scope: scope, hooks: hooks,
+            storage: InstanceStorage.make(for: scope, lock: owner.registry), factory: factory)
+    }
 }
 
 /// A forward from another type to a registration (`implements`): resolving the forward's key resolves the
@@ -159,14 +187,21 @@ class ForwardingEntry: ServiceEntry, @unchecked Sendable {
     /// The container that holds the forward and its target. `unowned(unsafe)`: a forward is used only while a
     /// resolution keeps that container alive, and a strong reference would be a cycle through its registry.
     unowned(unsafe) let owner: Container
+    /// Resolves the forward's key with its own type, for `validate()`; `nil` for a key with arguments.
+    let validator: (@Sendable (Container) throws -> Void)?
 
-    init(key: ServiceKey, target: ServiceKey, owner: Container) {
+    init(key: ServiceKey, target: ServiceKey, owner: Container, validator: (@Sendable (Container) throws -> Void)?) {
         self.target = target
         self.owner = owner
+        self.validator = validator
         super.init(key: key, token: RegistrationToken(), scope: .transient, hooks: [], storage: nil)
     }
 
     final override var forwardTarget: ServiceKey? { target }
+
+    final override func validate(in container: Container) throws {
+        try validator?(container)
+    }
 
     final override func reconfigured(
         scope: ObjectScope,
@@ -194,6 +229,10 @@ class ForwardingEntry: ServiceEntry, @unchecked Sendable {
 
 /// A forward to a registration of `Target`.
 final class ForwardEntry<Target>: ForwardingEntry, @unchecked Sendable {
+    override func copy(for owner: Container) -> ServiceEntry {
+        ForwardEntry(key: key, target: target, owner: owner, validator: validator)
+    }
+
     override func forward<Service>(
         as _: Service.Type,
         in resolution: Resolution,

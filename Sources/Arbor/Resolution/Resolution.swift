@@ -42,6 +42,10 @@ final class Resolution: Resolver, @unchecked Sendable {
         var claims: [InstanceStorage] = []
         /// The leak trackers watching the origin. Usually empty: then tracking costs this one check per build.
         var trackers: [WeakTracker] = []
+        /// Records edges and captive dependencies while `validate()` runs; `nil` otherwise, for one check per resolve.
+        var observer: ValidationObserver?
+        /// While a hook runs: how its instance is kept.
+        var hookStorage = ObjectScope.Storage.none
     }
 
     private enum Phase {
@@ -59,6 +63,7 @@ final class Resolution: Resolver, @unchecked Sendable {
     private struct Frame {
         let key: ServiceKey
         let slot: GraphSlot
+        let storage: ObjectScope.Storage
     }
 
     private struct PendingHook {
@@ -67,6 +72,7 @@ final class Resolution: Resolver, @unchecked Sendable {
         let path: [ServiceKey]
         let depth: Int
         let context: Container
+        let storage: ObjectScope.Storage
     }
 
     private init(origin: Container) {
@@ -99,7 +105,8 @@ final class Resolution: Resolver, @unchecked Sendable {
         var retries = 0
         while true {
             var resolution = ResolutionPool.take() ?? Resolution(origin: container)
-            resolution.begin(in: container, maxDepth: lookup.depthLimit, trackers: lookup.trackers)
+            resolution.begin(
+                in: container, maxDepth: lookup.depthLimit, trackers: lookup.trackers, observer: lookup.observer)
             do {
                 defer { ResolutionPool.recycle(&resolution) }
                 return try resolution.run(key, lookup: lookup, invoke: invoke)
@@ -132,8 +139,14 @@ final class Resolution: Resolver, @unchecked Sendable {
         state.pointee.context = Self.idleContainer
     }
 
-    private func begin(in container: Container, maxDepth: Int, trackers: [WeakTracker]) {
+    private func begin(
+        in container: Container,
+        maxDepth: Int,
+        trackers: [WeakTracker],
+        observer: ValidationObserver?
+    ) {
         state.pointee.trackers = trackers
+        state.pointee.observer = observer
         state.pointee.origin = container
         state.pointee.context = container
         state.pointee.maxDepth = maxDepth
@@ -165,6 +178,7 @@ final class Resolution: Resolver, @unchecked Sendable {
         if !state.pointee.building.isEmpty { state.pointee.building.removeAll(keepingCapacity: true) }
         if !state.pointee.hookPath.isEmpty { state.pointee.hookPath.removeAll() }
         if !state.pointee.trackers.isEmpty { state.pointee.trackers = [] }
+        state.pointee.observer = nil
     }
 
     // MARK: Resolver
@@ -332,6 +346,7 @@ final class Resolution: Resolver, @unchecked Sendable {
                 throw error(.notRegistered, key: key, alternatives: state.pointee.context.registrations(of: key))
             }
         }
+        if let observer = state.pointee.observer { observe(key, scope: entry.scope, by: observer) }
         switch entry.scope.storage {
         case .none:
             let slot = GraphSlot(
@@ -421,7 +436,7 @@ final class Resolution: Resolver, @unchecked Sendable {
         if state.pointee.building.contains(where: { $0.slot == slot }) {
             throw error(.circularDependency, key: key)
         }
-        state.pointee.building.append(Frame(key: key, slot: slot))
+        state.pointee.building.append(Frame(key: key, slot: slot, storage: entry.scope.storage))
         let outerDepth = state.pointee.depth
         state.pointee.depth = depth
         defer {
@@ -441,9 +456,26 @@ final class Resolution: Resolver, @unchecked Sendable {
         if !entry.hooks.isEmpty {
             state.pointee.pendingHooks.append(
                 PendingHook(
-                    hooks: entry.hooks, instance: instance, path: path(), depth: depth, context: state.pointee.context))
+                    hooks: entry.hooks, instance: instance, path: path(), depth: depth, context: state.pointee.context,
+                    storage: entry.scope.storage))
         }
         return instance
+    }
+
+    // MARK: Validation
+
+    /// Tells `observer` that `key` is being resolved here: the edge from the service being built (or whose hook
+    /// runs), and — for a weak-scoped service resolved while a strongly kept instance is built or wired — a captive.
+    private func observe(_ key: ServiceKey, scope: ObjectScope, by observer: ValidationObserver) {
+        let building = state.pointee.building
+        let inHook = building.isEmpty && !state.pointee.hookPath.isEmpty
+        let from = building.last?.key ?? state.pointee.hookPath.last
+        observer.recordEdge(from: from, to: key, scope: scope, viaHook: inHook)
+        guard scope.storage == .weak else { return }
+        let holder =
+            building.last(where: { $0.storage == .strong })?.key
+            ?? (state.pointee.hookStorage == .strong ? state.pointee.hookPath.last : nil)
+        if let holder { observer.recordCaptive(key, heldBy: holder, path: path() + [key]) }
     }
 
     // MARK: Hooks
@@ -456,11 +488,14 @@ final class Resolution: Resolver, @unchecked Sendable {
         while next < state.pointee.pendingHooks.count {
             let pending = state.pointee.pendingHooks[next]
             next += 1
-            let saved = (state.pointee.context, state.pointee.depth, state.pointee.hookPath)
+            let saved = (state.pointee.context, state.pointee.depth, state.pointee.hookPath, state.pointee.hookStorage)
             state.pointee.context = pending.context
             state.pointee.depth = pending.depth
             state.pointee.hookPath = pending.path
-            defer { (state.pointee.context, state.pointee.depth, state.pointee.hookPath) = saved }
+            state.pointee.hookStorage = pending.storage
+            defer {
+                (state.pointee.context, state.pointee.depth, state.pointee.hookPath, state.pointee.hookStorage) = saved
+            }
             for hook in pending.hooks {
                 do {
                     try hook.run(self, pending.instance)

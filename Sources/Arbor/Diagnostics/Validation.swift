@@ -1,0 +1,291 @@
+/// What ``Container/validate(samples:)`` found.
+///
+/// ```swift
+/// let report = container.validate()
+/// if !report.isValid { print(report) }   // or: #expect(report.isValid, "\(report)")
+/// ```
+public struct ValidationReport: Sendable, CustomStringConvertible {
+    /// One thing that is wrong with the registrations.
+    public struct Problem: Sendable, CustomStringConvertible {
+        /// What kind of problem it is.
+        public enum Kind: Sendable {
+            /// Resolving the registration threw this error.
+            case resolutionFailed(ResolutionError)
+            /// A weak-scoped service was resolved while building (or wiring) a permanent one, `holder`, which then
+            /// keeps it alive for good and defeats the weak cache.
+            case captiveDependency(holder: ServiceKey)
+        }
+
+        /// The registration whose resolve showed the problem.
+        public let key: ServiceKey
+        /// What went wrong.
+        public let kind: Kind
+        /// The services being built when it showed, outermost first.
+        public let path: [ServiceKey]
+
+        public var description: String {
+            switch kind {
+            case .resolutionFailed(let error):
+                let indented = error.description.split(separator: "\n", omittingEmptySubsequences: false)
+                    .map { "  \($0)" }.joined(separator: "\n")
+                return "✗ \(key) does not resolve:\n\(indented)"
+            case .captiveDependency(let holder):
+                let captive = path.last.map(\.description) ?? "?"
+                return """
+                    ✗ \(captive) (weak scope) is captured by the permanent \(holder), which keeps it alive for good.
+                      path: \(ResolutionError.describe(path))
+                      Give \(captive) the permanent scope too, or let \(holder) take a Provider<…> or Lazy<…> of it.
+                    """
+            }
+        }
+    }
+
+    /// Every problem found, in the order of the registrations checked.
+    public let problems: [Problem]
+    /// The registrations that were resolved.
+    public let checked: [ServiceKey]
+    /// The registrations that need runtime arguments and had no sample: not resolved.
+    public let notChecked: [ServiceKey]
+    let edges: [DependencyEdge]
+    let scopes: [ServiceKey: ObjectScope]
+
+    /// Whether no problem was found.
+    public var isValid: Bool { problems.isEmpty }
+
+    public var description: String {
+        var lines: [String] = []
+        let count = problems.isEmpty ? "no problems" : problems.count == 1 ? "1 problem" : "\(problems.count) problems"
+        lines.append("Validation found \(count) in \(checked.count) registration\(checked.count == 1 ? "" : "s").")
+        for problem in problems {
+            lines.append("")
+            lines.append(problem.description)
+        }
+        if !notChecked.isEmpty {
+            lines.append("")
+            lines.append("Not checked, because they need runtime arguments (pass samples to validate):")
+            for key in notChecked { lines.append("  \(key)") }
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// The dependencies observed while validating, as a Graphviz graph. See ``Container/dependencyGraphDOT()``.
+    public func dependencyGraphDOT() -> String {
+        func quoted(_ key: ServiceKey) -> String {
+            "\"" + key.description.replacingAll("\\", with: "\\\\").replacingAll("\"", with: "\\\"") + "\""
+        }
+        var lines = ["digraph Arbor {", "  rankdir=LR;", "  node [shape=box, fontname=\"Helvetica\"];"]
+        for key in scopes.keys.sorted(by: { $0.description < $1.description }) {
+            let scope = scopes[key].map(\.name) ?? "?"
+            let label = (key.description + "\\n" + scope).replacingAll("\"", with: "\\\"")
+            lines.append("  \(quoted(key)) [label=\"\(label)\"];")
+        }
+        for edge in edges {
+            let via = edge.viaHook ? "initCompleted, " : ""
+            let style = edge.viaHook ? "style=dashed, " : ""
+            let label = "\(via)resolving \(edge.root)".replacingAll("\"", with: "\\\"")
+            lines.append("  \(quoted(edge.from)) -> \(quoted(edge.to)) [\(style)label=\"\(label)\"];")
+        }
+        lines.append("}")
+        return lines.joined(separator: "\n")
+    }
+}
+
+/// Sample runtime arguments for ``Container/validate(samples:)``, so that registrations that take arguments are
+/// checked too.
+///
+/// ```swift
+/// let report = container.validate { samples in
+///     samples.add(Greeter.self, arguments: "Ann", 3)
+/// }
+/// ```
+public struct ValidationSamples {
+    var resolvers: [ServiceKey: (Container) throws -> Void] = [:]
+
+    /// Checks the registration of `serviceType` under `name` whose factory takes these arguments by resolving it
+    /// with them.
+    public mutating func add<Service, FirstArgument, each Argument>(
+        _ serviceType: Service.Type,
+        name: String? = nil,
+        arguments firstArgument: FirstArgument,
+        _ argument: repeat each Argument
+    ) {
+        let key = ServiceKey(
+            serviceType: serviceType, name: name, argumentsType: (FirstArgument, repeat each Argument).self)
+        resolvers[key] = { container in
+            _ = try container.resolve(serviceType, name: name, arguments: firstArgument, repeat each argument)
+        }
+    }
+}
+
+extension Container {
+    /// Resolves every registration this container can see, in throwaway copies of it and its ancestors, and
+    /// reports every failure instead of stopping at the first.
+    ///
+    /// ```swift
+    /// @Test func theAppIsWiredCorrectly() {
+    ///     let report = AppContainer.make().validate()
+    ///     #expect(report.isValid, "\(report)")
+    /// }
+    /// ```
+    ///
+    /// No permanent or weak instance of the real containers is created or changed: the copies have storages of
+    /// their own, and are dropped afterwards (their `onRelease` hooks do not run). Factories and hooks do run, so
+    /// keep them free of side effects you would not want in a test. Registrations that need runtime arguments are
+    /// listed as not checked, unless `samples` supplies arguments for them.
+    ///
+    /// Besides resolution errors, the report lists captive dependencies: a permanent instance whose construction
+    /// or `initCompleted` hooks resolved a weak-scoped one. The permanent instance keeps it alive for good, which
+    /// defeats the weak scope. Transient and graph-scoped dependencies of a permanent service are not reported:
+    /// they are built for it, and owning them is what it is expected to do.
+    public func validate(samples: (inout ValidationSamples) -> Void = { _ in }) -> ValidationReport {
+        var provided = ValidationSamples()
+        samples(&provided)
+        let observer = ValidationObserver()
+        let shadow = throwawayCopy(observedBy: observer)
+
+        var problems: [ValidationReport.Problem] = []
+        var checked: [ServiceKey] = []
+        var notChecked: [ServiceKey] = []
+        for (key, entry) in visibleEntries() {
+            let check: (Container) throws -> Void
+            if key.hasArguments {
+                guard let sample = provided.resolvers[key] else {
+                    notChecked.append(key)
+                    continue
+                }
+                check = sample
+            } else {
+                check = entry.validate
+            }
+            checked.append(key)
+            observer.begin(key)
+            do {
+                try check(shadow)
+            } catch let error as ResolutionError {
+                problems.append(.init(key: key, kind: .resolutionFailed(error), path: error.path))
+            } catch {
+                // Resolves throw only ResolutionError.
+                let wrapped = ResolutionError(.factoryFailed(error), key: key, path: [key])
+                problems.append(.init(key: key, kind: .resolutionFailed(wrapped), path: [key]))
+            }
+            for captive in observer.takeCaptives() {
+                problems.append(.init(key: key, kind: .captiveDependency(holder: captive.holder), path: captive.path))
+            }
+        }
+        let (edges, scopes) = observer.graph()
+        return ValidationReport(
+            problems: problems, checked: checked, notChecked: notChecked, edges: edges, scopes: scopes)
+    }
+
+    /// The dependency graph of every registration this container can see, as Graphviz DOT: one node per service
+    /// (its key and scope), one edge per dependency observed while resolving it, labelled with the top-level
+    /// resolve that found it; edges made in `initCompleted` hooks are dashed.
+    ///
+    /// ```swift
+    /// try container.dependencyGraphDOT().write(toFile: "graph.dot", atomically: true, encoding: .utf8)
+    /// // dot -Tsvg graph.dot -o graph.svg
+    /// ```
+    ///
+    /// It runs ``validate(samples:)`` to observe the graph, so the same notes apply.
+    public func dependencyGraphDOT() -> String {
+        validate().dependencyGraphDOT()
+    }
+
+    /// Every entry this container's resolves can find, nearest first, by key, sorted for a stable report.
+    private func visibleEntries() -> [(ServiceKey, ServiceEntry)] {
+        var found: [ServiceKey: ServiceEntry] = [:]
+        var container: Container? = self
+        while let current = container {
+            for entry in current.entries where found[entry.key] == nil { found[entry.key] = entry }
+            container = current.parent
+        }
+        return found.sorted { $0.key.description < $1.key.description }
+    }
+
+    /// A copy of this container and its ancestors, with the same registrations and empty storages.
+    private func throwawayCopy(observedBy observer: ValidationObserver) -> Container {
+        var chain: [Container] = []
+        var container: Container? = self
+        while let current = container {
+            chain.append(current)
+            container = current.parent
+        }
+        var copy: Container?
+        for original in chain.reversed() {
+            let shadow = Container(parent: copy, defaultScope: original.defaultScope)
+            let depthLimit = original.maxResolutionDepth
+            shadow.registry.withLock { registry in
+                registry.observer = observer
+                registry.depthLimit = depthLimit
+            }
+            for entry in original.entries { shadow.add(entry.copy(for: shadow)) }
+            copy = shadow
+        }
+        return copy!  // The chain holds at least `self`.
+    }
+}
+
+/// A dependency observed while validating.
+struct DependencyEdge: Hashable, Sendable {
+    let from: ServiceKey
+    let to: ServiceKey
+    let viaHook: Bool
+    /// The registration whose validation resolve observed it.
+    let root: ServiceKey
+}
+
+/// Collects what the resolutions in `validate()`'s throwaway containers observe.
+final class ValidationObserver: @unchecked Sendable {
+    struct Captive {
+        let holder: ServiceKey
+        let path: [ServiceKey]
+    }
+
+    private struct State {
+        var root: ServiceKey?
+        var edges: [DependencyEdge] = []
+        var seenEdges: Set<[ServiceKey]> = []
+        var scopes: [ServiceKey: ObjectScope] = [:]
+        var captives: [Captive] = []
+        var seenCaptives: Set<[ServiceKey]> = []
+    }
+
+    private let state = Protected.make(State())
+
+    func begin(_ root: ServiceKey) {
+        state.withLock { $0.root = root }
+    }
+
+    func recordEdge(from: ServiceKey?, to: ServiceKey, scope: ObjectScope, viaHook: Bool) {
+        state.withLock { state in
+            if state.scopes[to] == nil { state.scopes[to] = scope }
+            guard let from, let root = state.root else { return }
+            guard state.seenEdges.insert([from, to, viaHook ? from : to]).inserted else { return }
+            state.edges.append(DependencyEdge(from: from, to: to, viaHook: viaHook, root: root))
+        }
+    }
+
+    func recordCaptive(_ key: ServiceKey, heldBy holder: ServiceKey, path: [ServiceKey]) {
+        state.withLock { state in
+            guard state.seenCaptives.insert([holder, key]).inserted else { return }
+            state.captives.append(Captive(holder: holder, path: path))
+        }
+    }
+
+    func takeCaptives() -> [Captive] {
+        state.withLock { state in
+            defer { state.captives = [] }
+            return state.captives
+        }
+    }
+
+    func graph() -> ([DependencyEdge], [ServiceKey: ObjectScope]) {
+        state.withLock { ($0.edges, $0.scopes) }
+    }
+}
+
+extension String {
+    fileprivate func replacingAll(_ target: String, with replacement: String) -> String {
+        split(separator: target, omittingEmptySubsequences: false).joined(separator: replacement)
+    }
+}

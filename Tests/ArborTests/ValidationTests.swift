@@ -1,0 +1,172 @@
+import Arbor
+import Testing
+
+private final class Engine: @unchecked Sendable {}
+private final class Car: @unchecked Sendable {
+    let engine: Engine
+    init(engine: Engine) { self.engine = engine }
+}
+private final class Cache: @unchecked Sendable {}
+private final class Loader: @unchecked Sendable {
+    let cache: Cache
+    init(cache: Cache) { self.cache = cache }
+}
+private final class Parent: @unchecked Sendable {
+    let child: Child
+    init(child: Child) { self.child = child }
+}
+private final class Child: @unchecked Sendable {
+    weak var parent: Parent?
+}
+private struct Greeter {
+    let text: String
+}
+private struct Broken: Error {}
+
+@Suite struct ValidationTests {
+    @Test func aWellWiredContainerIsValid() {
+        let container = Container()
+        container.register(Engine.self) { _ in Engine() }.inObjectScope(.permanent)
+        container.register(Car.self) { r in Car(engine: try r.resolve()) }
+
+        let report = container.validate()
+        #expect(report.isValid)
+        #expect(report.problems.isEmpty)
+        #expect(Set(report.checked) == [ServiceKey(Engine.self), ServiceKey(Car.self)])
+        #expect(report.description.contains("no problems"))
+    }
+
+    @Test func everyFailureIsReportedWithItsPathNotJustTheFirst() throws {
+        let container = Container()
+        container.register(Car.self) { r in Car(engine: try r.resolve()) }  // Engine is missing
+        container.register(Loader.self) { _ in throw Broken() }
+        container.register(Cache.self) { _ in Cache() }
+
+        let report = container.validate()
+        #expect(!report.isValid)
+        #expect(report.problems.count == 2)
+        let car = try #require(report.problems.first { $0.key == ServiceKey(Car.self) })
+        #expect(car.path == [ServiceKey(Car.self), ServiceKey(Engine.self)])
+        guard case .resolutionFailed(let error) = car.kind else {
+            Issue.record("expected a resolution failure, got \(car.kind)")
+            return
+        }
+        #expect(error.kind == .notRegistered)
+        #expect(report.problems.contains { $0.key == ServiceKey(Loader.self) })
+        #expect(report.description.contains("Car does not resolve"))
+        #expect(report.description.contains("Loader does not resolve"))
+    }
+
+    @Test func validationCreatesNoInstanceInTheRealContainers() throws {
+        let builds = Counter()
+        let app = Container()
+        app.register(Engine.self) { _ in
+            builds.increment()
+            return Engine()
+        }
+        .inObjectScope(.permanent)
+        let existing = try app.resolve(Engine.self)
+        let child = app.makeChild()
+        child.register(Car.self) { r in Car(engine: try r.resolve()) }.inObjectScope(.permanent)
+
+        #expect(child.validate().isValid)
+        #expect(builds.value == 2)  // once for real, once in the validation's own copy of `app`
+        #expect(try app.resolve(Engine.self) === existing)
+        #expect(try child.resolve(Car.self).engine === existing)
+    }
+
+    @Test func registrationsWithArgumentsAreNotCheckedWithoutSamples() throws {
+        let container = Container()
+        container.register(Greeter.self) { (_, name: String) in Greeter(text: "Hello, \(name)") }
+        container.register(Greeter.self, name: "picky") { (_, name: String) -> Greeter in
+            guard !name.isEmpty else { throw Broken() }
+            return Greeter(text: name)
+        }
+
+        let unchecked = container.validate()
+        #expect(unchecked.isValid)
+        #expect(unchecked.checked.isEmpty)
+        #expect(unchecked.notChecked.count == 2)
+        #expect(unchecked.description.contains("runtime arguments"))
+
+        let checked = container.validate { samples in
+            samples.add(Greeter.self, arguments: "Ann")
+            samples.add(Greeter.self, name: "picky", arguments: "")
+        }
+        #expect(checked.checked.count == 2)
+        #expect(checked.notChecked.isEmpty)
+        #expect(checked.problems.map(\.key) == [ServiceKey(Greeter.self, name: "picky", arguments: String.self)])
+    }
+
+    @Test func aPermanentServiceThatCapturesAWeakOneIsReported() throws {
+        let container = Container()
+        container.register(Cache.self) { _ in Cache() }.inObjectScope(.weak)
+        container.register(Loader.self) { r in Loader(cache: try r.resolve()) }.inObjectScope(.permanent)
+
+        let report = container.validate()
+        let captive = try #require(report.problems.first)
+        guard case .captiveDependency(let holder) = captive.kind else {
+            Issue.record("expected a captive dependency, got \(captive.kind)")
+            return
+        }
+        #expect(holder == ServiceKey(Loader.self))
+        #expect(captive.path == [ServiceKey(Loader.self), ServiceKey(Cache.self)])
+        #expect(report.description.contains("captured by the permanent Loader"))
+        #expect(report.problems.count == 1)
+    }
+
+    @Test func aWeakServiceResolvedInAPermanentHookIsCaptiveToo() throws {
+        final class Holder: @unchecked Sendable { var cache: Cache? }
+        let container = Container()
+        container.register(Cache.self) { _ in Cache() }.inObjectScope(.weak)
+        container.register(Holder.self) { _ in Holder() }
+            .inObjectScope(.permanent)
+            .initCompleted { r, holder in holder.cache = try r.resolve() }
+
+        let report = container.validate()
+        #expect(
+            report.problems.contains { problem in
+                if case .captiveDependency(let holder) = problem.kind { return holder == ServiceKey(Holder.self) }
+                return false
+            })
+    }
+
+    @Test func transientAndGraphDependenciesOfAPermanentServiceAreNotCaptives() {
+        let container = Container()
+        container.register(Cache.self) { _ in Cache() }.inObjectScope(.transient)
+        container.register(Engine.self) { _ in Engine() }
+        container.register(Loader.self) { r in
+            _ = try r.resolve(Engine.self)
+            return Loader(cache: try r.resolve())
+        }
+        .inObjectScope(.permanent)
+        #expect(container.validate().isValid)
+    }
+
+    @Test func theDependencyGraphShowsNodesEdgesAndHookEdges() {
+        let container = Container()
+        container.register(Engine.self) { _ in Engine() }.inObjectScope(.permanent)
+        container.register(Car.self, name: "sports") { r in Car(engine: try r.resolve()) }
+        container.register(Parent.self) { r in Parent(child: try r.resolve()) }
+        container.register(Child.self) { _ in Child() }
+            .initCompleted { r, child in child.parent = try r.resolve(Parent.self) }
+
+        let dot = container.dependencyGraphDOT()
+        #expect(dot.hasPrefix("digraph Arbor {"))
+        #expect(dot.contains(#""Engine" [label="Engine\npermanent"];"#))
+        #expect(dot.contains(#""Car(name: \"sports\")" -> "Engine" [label="resolving Car(name: \"sports\")"];"#))
+        #expect(dot.contains(#""Parent" -> "Child""#))
+        #expect(dot.contains(#""Child" -> "Parent" [style=dashed, label="initCompleted, resolving"#))
+        #expect(dot.hasSuffix("}"))
+    }
+
+    @Test func aChildIsValidatedWithItsOverrides() {
+        let app = Container()
+        app.register(Car.self) { r in Car(engine: try r.resolve()) }  // the app forgot Engine
+        #expect(!app.validate().isValid)
+
+        let test = app.makeChild()
+        test.register(Engine.self) { _ in Engine() }
+        #expect(test.validate().isValid)
+    }
+}
