@@ -10,20 +10,20 @@
 /// ```text
 /// 2 resolved instances are still alive (4 tracked):
 ///
-/// Parent (graph scope)
-///   created by: Parent
-///   Parent.child → Child
-///
 /// Child (graph scope)
 ///   created by: Parent → Child
 ///   Child.parent → Parent
 ///
-/// A property that points back at an object which points at it is a retain cycle: make one side weak.
+/// Parent (graph scope)
+///   created by: Parent
+///   Parent.child → Child
+///
+/// Objects that point at each other form a retain cycle unless one side of each pair is weak: make one side weak.
 /// ```
 public struct LeakReport: Sendable, CustomStringConvertible {
-    /// The leaked instances, in the order they were created.
+    /// The leaked instances, in the order they were created (the order their factories returned).
     public let leaks: [Leak]
-    /// How many instances the tracker recorded in all.
+    /// How many class instances the tracker recorded in all, since it was made or last reset.
     public let trackedCount: Int
 
     /// Whether no tracked instance is still alive, apart from those a permanent registration keeps.
@@ -48,8 +48,8 @@ public struct LeakReport: Sendable, CustomStringConvertible {
         }
         lines.append("")
         if cycles {
-            lines.append(
-                "A property that points back at an object which points at it is a retain cycle: make one side weak.")
+            lines.append("Objects that point at each other form a retain cycle unless one side of each pair is weak:")
+            lines.append("make one side weak. (Weak properties are listed too; reflection cannot tell them apart.)")
         } else {
             lines.append(
                 "Something outside these objects still holds them: a global, a cache, a closure or a test variable.")

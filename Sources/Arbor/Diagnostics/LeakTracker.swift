@@ -15,6 +15,8 @@
 /// hooks. ``check()`` lists the recorded instances that are still alive, apart from those a permanent (or other
 /// strongly held) registration keeps, and for each one the stored properties that point at other leaked
 /// instances, so a strong parent ↔ child cycle reads as `Parent.child → Child` and `Child.parent → Parent`.
+/// Reflection cannot tell a `weak` property from a strong one, so a weak back reference to a leaked instance is
+/// listed too: the report is a map of who points at whom, and the strong edges among them hold the cycle.
 ///
 /// A tracker made on a child sees only the child's subtree; several trackers can watch the same container.
 /// Trackers cost nothing when none exists. ArborTesting wraps this in one-line assertions.
@@ -25,6 +27,8 @@ public final class LeakTracker: @unchecked Sendable {
 
     private struct Records {
         var all: [Record] = []
+        /// Every record ever made, including those pruned since.
+        var total = 0
         /// Records are pruned of dead instances when their count reaches this.
         var pruneAt = 256
     }
@@ -53,7 +57,7 @@ public final class LeakTracker: @unchecked Sendable {
     /// Call it after the code under test has dropped its references. An instance that its permanent
     /// registration no longer keeps (after `resetObjectScope`) but that is still alive is a leak.
     public func check() -> LeakReport {
-        let snapshot = records.withLock { $0.all }
+        let (snapshot, total) = records.withLock { ($0.all, $0.total) }
         var alive: [(record: Record, object: AnyObject)] = []
         for record in snapshot {
             guard let object = record.object else { continue }
@@ -77,7 +81,7 @@ public final class LeakTracker: @unchecked Sendable {
                     key: item.record.key, scope: item.record.scope, path: item.record.path,
                     typeName: String(describing: type(of: item.object)), references: references))
         }
-        return LeakReport(leaks: leaks, trackedCount: snapshot.count)
+        return LeakReport(leaks: leaks, trackedCount: total)
     }
 
     /// Forgets everything recorded so far; recording goes on.
@@ -99,6 +103,7 @@ public final class LeakTracker: @unchecked Sendable {
     private func append(_ record: Record) {
         records.withLock { records in
             records.all.append(record)
+            records.total += 1
             if records.all.count >= records.pruneAt {
                 records.all.removeAll { $0.object == nil }
                 records.pruneAt = max(256, records.all.count * 2)
