@@ -12,6 +12,7 @@ let package = Package(
         .target(name: "ArborTesting", dependencies: ["Arbor"]),
         .executableTarget(name: "Examples", dependencies: ["Arbor"], path: "Examples"),
         .testTarget(name: "ArborTests", dependencies: ["Arbor", "ArborTesting"]),
+        .testTarget(name: "ArborTestingTests", dependencies: ["Arbor", "ArborTesting"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -72,7 +72,7 @@ enum NewsApp {
         do {
             _ = try app.resolve(FeedView.self, name: "compact")
         } catch {
-            print("error: \(error)")
+            print("a typo throws: \(error)")
         }
     }
 }

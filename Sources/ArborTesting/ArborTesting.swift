@@ -1,16 +1,39 @@
 import Arbor
 
-/// Helpers for testing code that uses Arbor.
+/// Helpers for testing code that uses Arbor: child containers for a test's overrides, and leak checks.
+///
+/// With Swift Testing, give a test its own child container, and fail it when something it resolved outlives it:
 ///
 /// ```swift
 /// import ArborTesting
+/// import Testing
 ///
-/// let test = ArborTesting.overriding(appContainer) { child in
-///     child.register(HTTPClient.self) { _ in StubClient() }
+/// @Test(.childContainer(of: AppContainer.shared, checkingLeaks: true) { test in
+///     test.register(HTTPClient.self) { _ in StubClient() }
+/// })
+/// func feedShowsHeadlines() throws {
+///     let feed = try ArborTesting.container.resolve(FeedModel.self)   // built with StubClient
+///     #expect(feed.headlines == ["(stub)"])
+/// }
+///
+/// @Test func screenIsReleased() throws {
+///     try expectNoLeaks(in: AppContainer.shared) { test in
+///         let screen = try test.resolve(FeedScreen.self)
+///         screen.show()
+///     }   // fails the test, with a LeakReport, if the screen or anything it resolved is still alive
 /// }
 /// ```
+///
+/// With XCTest, `assertNoLeaks(in:) { test in … }` does the same with `XCTFail`. Without either framework,
+/// ``leakCheck(in:_:)`` runs the body and hands back the report.
 public enum ArborTesting {
     /// Makes a child of `container` for one test, and lets `overrides` register the test's replacements in it.
+    ///
+    /// ```swift
+    /// let test = ArborTesting.overriding(appContainer) { child in
+    ///     child.register(HTTPClient.self) { _ in StubClient() }
+    /// }
+    /// ```
     ///
     /// The child sees every registration of `container` and hides those that `overrides` registers again,
     /// so the test's stubs reach every transient and graph-scoped service it resolves from the child, while
@@ -22,5 +45,130 @@ public enum ArborTesting {
         let child = container.makeChild()
         try overrides(child)
         return child
+    }
+
+    // MARK: The test's container
+
+    /// The container of the running test, or `nil` outside one: the child that the `.childContainer(of:)` trait,
+    /// ``expectNoLeaks(in:sourceLocation:report:_:)`` or ``assertNoLeaks(in:file:line:report:_:)`` made for it.
+    ///
+    /// It is a task-local value, so it follows the test into the tasks it starts (`async let`, task groups) and
+    /// stays `nil` for tests running in parallel beside it. Wherever it is set, `Container.current` is set to the
+    /// same container, so `@Inject` and `@LazyInject` in the code under test resolve from the test's child too.
+    /// Bind one yourself with ``withContainer(_:_:)``.
+    @TaskLocal public static var current: Container?
+
+    /// The container of the running test: ``current``, for code that knows it runs inside one.
+    ///
+    /// ```swift
+    /// @Test(.childContainer(of: AppContainer.shared))
+    /// func checkout() throws {
+    ///     let cart = try ArborTesting.container.resolve(Cart.self)
+    /// }
+    /// ```
+    ///
+    /// Reading it outside a test that has a child container stops the program with a message saying how to give
+    /// the test one; use ``current`` where there may be none.
+    public static var container: Container {
+        guard let current else {
+            fatalError(
+                """
+                ArborTesting.container was read outside a test that has a child container. Give the test one with \
+                @Test(.childContainer(of: yourContainer)), or run the code inside expectNoLeaks(in:) / \
+                assertNoLeaks(in:) or ArborTesting.withContainer(container) { … }.
+                """)
+        }
+        return current
+    }
+
+    /// Runs `body` with `container` as the test's container: both ``current`` and `Container.current`, which
+    /// `@Inject` and `@LazyInject` resolve from. Returns what the body returns.
+    ///
+    /// ```swift
+    /// func testCheckoutUsesTheStub() throws {
+    ///     let test = ArborTesting.overriding(AppContainer.shared) { $0.register(Payments.self) { _ in StubPayments() } }
+    ///     try ArborTesting.withContainer(test) {
+    ///         let model = CheckoutModel()       // its @Inject var payments: Payments is a StubPayments
+    ///         XCTAssertTrue(try model.pay(10))
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// Both values are task-local: they follow the body into the child tasks it starts, and are restored when it
+    /// returns. The `.childContainer(of:)` trait and the leak assertions do this for you.
+    public static func withContainer<Value>(
+        _ container: Container,
+        _ body: () throws -> Value
+    ) rethrows -> Value {
+        try $current.withValue(container) {
+            try Container.$current.withValue(container) { try body() }
+        }
+    }
+
+    /// Runs the asynchronous `body` with `container` as the test's container: both ``current`` and
+    /// `Container.current`. Returns what the body returns.
+    ///
+    /// ```swift
+    /// try await ArborTesting.withContainer(test) {
+    ///     try await CheckoutModel().pay(10)
+    /// }
+    /// ```
+    public static func withContainer<Value>(
+        _ container: Container,
+        isolation: isolated (any Actor)? = #isolation,
+        _ body: () async throws -> Value
+    ) async rethrows -> Value {
+        try await $current.withValue(container) {
+            try await Container.$current.withValue(container) { try await body() }
+        }
+    }
+
+    // MARK: Leak checks
+
+    /// Runs `body` with a new child of `container`, then reports which instances resolved from that child (or its
+    /// descendants) during the body are still alive.
+    ///
+    /// ```swift
+    /// let (title, report) = try ArborTesting.leakCheck(in: app) { test in
+    ///     try test.resolve(FeedScreen.self).title
+    /// }
+    /// print(report.isClean ? "no leaks" : "\(report)")
+    /// ```
+    ///
+    /// This is what the framework assertions build on; use it to inspect the report yourself. The body's
+    /// references are gone by the time the check runs, except what it returns: return plain values, because a
+    /// resolved object that the body returns outlives it, and is reported. Instances the child's or an ancestor's
+    /// permanent registrations keep are not leaks. While the body runs, the child is ``current`` and
+    /// `Container.current`. If the body throws, the error propagates and nothing is checked.
+    ///
+    /// Resolve through the container the body receives: resolutions started in `container` itself are not
+    /// watched, so that tests running in parallel do not see each other's instances.
+    public static func leakCheck<Value>(
+        in container: Container,
+        _ body: (Container) throws -> Value
+    ) rethrows -> (value: Value, report: LeakReport) {
+        let child = container.makeChild()
+        let tracker = LeakTracker(child)
+        let value = try withContainer(child) { try body(child) }
+        return (value, tracker.check())
+    }
+
+    /// Runs `body` with a new child of `container`, then reports which instances resolved from that child (or its
+    /// descendants) during the body are still alive. The asynchronous form of ``leakCheck(in:_:)``.
+    ///
+    /// ```swift
+    /// let (_, report) = try await ArborTesting.leakCheck(in: app) { test in
+    ///     try await test.resolve(FeedModel.self).refresh()
+    /// }
+    /// ```
+    public static func leakCheck<Value>(
+        in container: Container,
+        isolation: isolated (any Actor)? = #isolation,
+        _ body: (Container) async throws -> Value
+    ) async rethrows -> (value: Value, report: LeakReport) {
+        let child = container.makeChild()
+        let tracker = LeakTracker(child)
+        let value = try await withContainer(child) { try await body(child) }
+        return (value, tracker.check())
     }
 }
