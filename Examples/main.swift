@@ -17,6 +17,10 @@ let examples: [(name: String, summary: String, run: () throws -> Void)] = [
         "circular-wiring", "a view/presenter/interactor triangle wired with initCompleted, checked by LeakTracker",
         CircularWiring.run
     ),
+    (
+        "checkout-session", "a session container validated, drawn as a dependency graph, and closed on logout",
+        CheckoutSession.run
+    ),
 ]
 
 /// What an example throws when one of its checks fails.
