@@ -40,13 +40,13 @@ public final class Container: Resolver, @unchecked Sendable {
         self.defaultScope = defaultScope
         if let parent {
             // Join the parent's subtree: inherit the leak trackers that watch it, and let later ones find us.
-            let (trackers, isClosed) = parent.registry.withLock { registry in
+            let (diagnostics, isClosed) = parent.registry.withLock { registry in
                 registry.children.removeAll { $0.container == nil }
                 registry.children.append(WeakContainer(container: self))
-                return (registry.trackers, registry.isClosed)
+                return (registry.diagnostics, registry.isClosed)
             }
             registry.withLock { registry in
-                registry.trackers = trackers
+                registry.diagnostics = diagnostics.map { Diagnostics(trackers: $0.trackers, observer: nil) }
                 registry.isClosed = isClosed
             }
         }
@@ -78,7 +78,7 @@ public final class Container: Resolver, @unchecked Sendable {
         var lookup = registry.withLock { registry in
             Lookup(
                 entry: registry.entries[key], owner: self, depthLimit: registry.depthLimit,
-                trackers: registry.trackers, isClosed: registry.isClosed, observer: registry.observer)
+                isClosed: registry.isClosed, diagnostics: registry.diagnostics)
         }
         guard lookup.entry == nil else { return lookup }
         var container = self
@@ -101,8 +101,9 @@ public final class Container: Resolver, @unchecked Sendable {
     /// Adds a leak tracker to this container and every descendant, present and future.
     func attach(_ tracker: LeakTracker) {
         let children = registry.withLock { registry in
-            registry.trackers.removeAll { $0.tracker == nil }
-            registry.trackers.append(WeakTracker(tracker: tracker))
+            let trackers = (registry.diagnostics?.trackers ?? []).filter { $0.tracker != nil }
+            registry.diagnostics = Diagnostics(
+                trackers: trackers + [WeakTracker(tracker: tracker)], observer: registry.diagnostics?.observer)
             return registry.children.compactMap(\.container)
         }
         for child in children { child.attach(tracker) }
@@ -250,11 +251,23 @@ struct Registry {
     /// Set by `close()`: resolves throw `.containerClosed`.
     var isClosed = false
     /// Set on the throwaway copies `validate()` resolves in.
-    var observer: ValidationObserver?
-    /// The leak trackers watching this container: those made on it and on its ancestors.
-    var trackers: [WeakTracker] = []
+    /// The leak trackers watching this container (those made on it and on its ancestors), and the observer of a
+    /// copy made by `validate()`. `nil` when there are neither, which is what resolves check.
+    var diagnostics: Diagnostics?
     /// The container's children, so a tracker made here reaches the whole subtree.
     var children: [WeakContainer] = []
+}
+
+/// What watches a container's resolutions: leak trackers, and `validate()`'s observer. Immutable: a change makes a
+/// new one, so a resolution can keep the one it started with.
+final class Diagnostics: Sendable {
+    let trackers: [WeakTracker]
+    let observer: ValidationObserver?
+
+    init(trackers: [WeakTracker], observer: ValidationObserver?) {
+        self.trackers = trackers
+        self.observer = observer
+    }
 }
 
 struct WeakContainer {
@@ -273,27 +286,23 @@ struct Lookup {
     var heldObject: AnyObject?
     /// The depth limit of the container the look-up started in.
     let depthLimit: Int
-    /// The leak trackers watching the container the look-up started in. Usually empty.
-    let trackers: [WeakTracker]
+    /// What watches the container the look-up started in: usually nothing.
+    let diagnostics: Diagnostics?
     /// Whether the container the look-up started in was closed.
     let isClosed: Bool
-    /// The validation observer of the container the look-up started in, if it is a copy made by `validate()`.
-    let observer: ValidationObserver?
 
     init(
         entry: ServiceEntry?,
         owner: Container,
         depthLimit: Int,
-        trackers: [WeakTracker],
         isClosed: Bool,
-        observer: ValidationObserver?
+        diagnostics: Diagnostics?
     ) {
         self.entry = entry
         self.owner = owner
         self.depthLimit = depthLimit
-        self.trackers = trackers
         self.isClosed = isClosed
-        self.observer = observer
+        self.diagnostics = diagnostics
         readHeld(from: entry)
     }
 

@@ -215,7 +215,7 @@ extension Container {
             let shadow = Container(parent: copy, defaultScope: original.defaultScope)
             let depthLimit = original.maxResolutionDepth
             shadow.registry.withLock { registry in
-                registry.observer = observer
+                registry.diagnostics = Diagnostics(trackers: [], observer: observer)
                 registry.depthLimit = depthLimit
             }
             for entry in original.entries { shadow.add(entry.copy(for: shadow)) }

@@ -45,10 +45,9 @@ final class Resolution: Resolver, @unchecked Sendable {
         var graph = GraphInstances()
         var pendingHooks: [PendingHook] = []
         var claims: [InstanceStorage] = []
-        /// The leak trackers watching the origin. Usually empty: then tracking costs this one check per build.
-        var trackers: [WeakTracker] = []
-        /// Records edges and captive dependencies while `validate()` runs; `nil` otherwise, for one check per resolve.
-        var observer: ValidationObserver?
+        /// The leak trackers and validation observer watching the origin. Usually `nil`: then they cost one check
+        /// per resolve.
+        var diagnostics: Diagnostics?
         /// While a hook runs: how its instance is kept.
         var hookStorage = ObjectScope.Storage.none
     }
@@ -111,7 +110,7 @@ final class Resolution: Resolver, @unchecked Sendable {
         while true {
             var resolution = ResolutionPool.take() ?? Resolution(origin: container)
             resolution.begin(
-                in: container, maxDepth: lookup.depthLimit, trackers: lookup.trackers, observer: lookup.observer)
+                in: container, maxDepth: lookup.depthLimit, diagnostics: lookup.diagnostics)
             do {
                 defer { ResolutionPool.recycle(&resolution) }
                 return try resolution.run(key, lookup: lookup, invoke: invoke)
@@ -144,11 +143,9 @@ final class Resolution: Resolver, @unchecked Sendable {
     private func begin(
         in container: Container,
         maxDepth: Int,
-        trackers: [WeakTracker],
-        observer: ValidationObserver?
+        diagnostics: Diagnostics?
     ) {
-        state.pointee.trackers = trackers
-        state.pointee.observer = observer
+        state.pointee.diagnostics = diagnostics
         state.pointee.origin = container
         state.pointee.context = container
         state.pointee.maxDepth = maxDepth
@@ -179,8 +176,7 @@ final class Resolution: Resolver, @unchecked Sendable {
         if !state.pointee.claims.isEmpty { state.pointee.claims.removeAll(keepingCapacity: true) }
         if !state.pointee.building.isEmpty { state.pointee.building.removeAll(keepingCapacity: true) }
         if !state.pointee.hookPath.isEmpty { state.pointee.hookPath.removeAll() }
-        if !state.pointee.trackers.isEmpty { state.pointee.trackers = [] }
-        state.pointee.observer = nil
+        if state.pointee.diagnostics != nil { state.pointee.diagnostics = nil }
     }
 
     // MARK: Resolver
@@ -348,7 +344,7 @@ final class Resolution: Resolver, @unchecked Sendable {
                 throw error(.notRegistered, key: key, alternatives: state.pointee.context.registrations(of: key))
             }
         }
-        if let observer = state.pointee.observer { observe(key, scope: entry.scope, by: observer) }
+        if let observer = state.pointee.diagnostics?.observer { observe(key, scope: entry.scope, by: observer) }
         switch entry.scope.storage {
         case .none:
             let slot = GraphSlot(
@@ -452,8 +448,8 @@ final class Resolution: Resolver, @unchecked Sendable {
             throw failure(error, key: key, path: path(), detail: "its factory threw an error")
         }
         if state.pointee.phase == .aborted { throw DeadlockRetry() }
-        if !state.pointee.trackers.isEmpty {
-            LeakTracker.record(instance, entry: entry, path: path(), in: state.pointee.trackers)
+        if let trackers = state.pointee.diagnostics?.trackers, !trackers.isEmpty {
+            LeakTracker.record(instance, entry: entry, path: path(), in: trackers)
         }
         if !entry.hooks.isEmpty {
             state.pointee.pendingHooks.append(
