@@ -143,6 +143,26 @@ private struct Broken: Error {}
         #expect(container.validate().isValid)
     }
 
+    @Test func aShortLivedTransientHeldByAPermanentServiceIsReported() throws {
+        let container = Container()
+        container.register(Cache.self) { _ in Cache() }.inObjectScope(.transient).shortLived()
+        container.register(Loader.self) { r in Loader(cache: try r.resolve()) }.inObjectScope(.permanent)
+        container.register(Car.self) { _ in Car(engine: Engine()) }.inObjectScope(.transient)
+
+        let report = container.validate()
+        #expect(report.problems.count == 1)
+        let captive = try #require(report.problems.first)
+        guard case .captiveDependency(let holder) = captive.kind else {
+            Issue.record("expected a captive dependency, got \(captive.kind)")
+            return
+        }
+        #expect(holder == ServiceKey(Loader.self))
+        #expect(captive.path == [ServiceKey(Loader.self), ServiceKey(Cache.self)])
+        // Resolving a short-lived service at the top level, or from another transient, is fine.
+        container.register(Loader.self) { r in Loader(cache: try r.resolve()) }.inObjectScope(.transient)
+        #expect(container.validate().isValid)
+    }
+
     @Test func theDependencyGraphShowsNodesEdgesAndHookEdges() {
         let container = Container()
         container.register(Engine.self) { _ in Engine() }.inObjectScope(.permanent)

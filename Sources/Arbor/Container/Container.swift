@@ -145,7 +145,8 @@ public final class Container: Resolver, @unchecked Sendable {
         token: RegistrationToken,
         scope: ObjectScope? = nil,
         addingHook: InitHook? = nil,
-        addingReleaseHook: ReleaseHook? = nil
+        addingReleaseHook: ReleaseHook? = nil,
+        shortLived: Bool? = nil
     ) {
         let (replaced, released): (ServiceEntry?, ReleasedInstance?) = registry.withLock { registry in
             guard let entry = registry.entries[key], entry.token === token else { return (nil, nil) }
@@ -153,6 +154,7 @@ public final class Container: Resolver, @unchecked Sendable {
                 scope: scope ?? entry.scope,
                 hooks: addingHook.map { entry.hooks + [$0] } ?? entry.hooks,
                 releaseHooks: addingReleaseHook.map { entry.releaseHooks + [$0] } ?? entry.releaseHooks,
+                isShortLived: shortLived ?? entry.isShortLived,
                 lock: self.registry)
             registry.entries.insert(reconfigured)
             // A new scope gets a new storage: the old one's instance is dropped.

@@ -11,8 +11,8 @@ public struct ValidationReport: Sendable, CustomStringConvertible {
         public enum Kind: Sendable {
             /// Resolving the registration threw this error.
             case resolutionFailed(ResolutionError)
-            /// A weak-scoped service was resolved while building (or wiring) a permanent one, `holder`, which then
-            /// keeps it alive for good and defeats the weak cache.
+            /// A weak-scoped service, or one marked ``Registration/shortLived()``, was resolved while building (or
+            /// wiring) a permanent one, `holder`, which then keeps it alive for good.
             case captiveDependency(holder: ServiceKey)
         }
 
@@ -32,9 +32,11 @@ public struct ValidationReport: Sendable, CustomStringConvertible {
             case .captiveDependency(let holder):
                 let captive = path.last.map(\.description) ?? "?"
                 return """
-                    ✗ \(captive) (weak scope) is captured by the permanent \(holder), which keeps it alive for good.
+                    ✗ \(captive) is captured by the permanent \(holder), which keeps it alive for good, though it is \
+                    weak-scoped or short-lived.
                       path: \(ResolutionError.describe(path))
-                      Give \(captive) the permanent scope too, or let \(holder) take a Provider<…> or Lazy<…> of it.
+                      Let \(holder) take a Provider<…> of it and resolve one when needed, or give \(captive) a \
+                    longer-lived scope.
                     """
             }
         }
@@ -134,9 +136,10 @@ extension Container {
     /// listed as not checked, unless `samples` supplies arguments for them.
     ///
     /// Besides resolution errors, the report lists captive dependencies: a permanent instance whose construction
-    /// or `initCompleted` hooks resolved a weak-scoped one. The permanent instance keeps it alive for good, which
-    /// defeats the weak scope. Transient and graph-scoped dependencies of a permanent service are not reported:
-    /// they are built for it, and owning them is what it is expected to do.
+    /// or `initCompleted` hooks resolved a weak-scoped one, or one marked ``Registration/shortLived()``. The
+    /// permanent instance keeps it alive for good, which defeats the weak scope, or serves a stale short-lived
+    /// object forever. Other transient and graph-scoped dependencies of a permanent service are not reported: they
+    /// are built for it, and owning them is what it is expected to do.
     public func validate(samples: (inout ValidationSamples) -> Void = { _ in }) -> ValidationReport {
         var provided = ValidationSamples()
         samples(&provided)

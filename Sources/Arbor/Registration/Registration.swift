@@ -75,6 +75,23 @@ public struct Registration<Service>: Sendable {
         return self
     }
 
+    /// Marks the service as one that long-lived services must not keep: ``Container/validate(samples:)`` reports a
+    /// permanent service whose factory or hooks resolve it, as a captive dependency.
+    ///
+    /// ```swift
+    /// container.register(RequestContext.self) { _ in RequestContext() }
+    ///     .inObjectScope(.transient)
+    ///     .shortLived()   // a permanent service holding one would serve every request with the first one's context
+    /// ```
+    ///
+    /// Weak-scoped services are short-lived already. Transient and graph-scoped services are not, unless marked:
+    /// building them for a permanent service that owns them is usually what you want.
+    @discardableResult
+    public func shortLived() -> Registration {
+        container.reconfigure(key, token: token, shortLived: true)
+        return self
+    }
+
     /// Lets the registration also answer for another type: resolving `Other` (under `name`) resolves this
     /// registration and returns its instance as `Other`, sharing its scope.
     ///

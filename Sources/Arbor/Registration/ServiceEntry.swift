@@ -15,6 +15,8 @@ class ServiceEntry: @unchecked Sendable {
     let hooks: [InitHook]
     /// Run when the container drops an instance it holds strongly (`onRelease`).
     let releaseHooks: [ReleaseHook]
+    /// Set by `shortLived()`: `validate()` reports a permanent service that resolves it.
+    let isShortLived: Bool
     /// Where permanent and weak instances live; `nil` for transient and graph scopes.
     let storage: InstanceStorage?
 
@@ -24,6 +26,7 @@ class ServiceEntry: @unchecked Sendable {
         scope: ObjectScope,
         hooks: [InitHook],
         releaseHooks: [ReleaseHook] = [],
+        isShortLived: Bool = false,
         storage: InstanceStorage?
     ) {
         self.key = key
@@ -31,6 +34,7 @@ class ServiceEntry: @unchecked Sendable {
         self.scope = scope
         self.hooks = hooks
         self.releaseHooks = releaseHooks
+        self.isShortLived = isShortLived
         self.storage = storage
     }
 
@@ -39,6 +43,7 @@ class ServiceEntry: @unchecked Sendable {
         scope: ObjectScope,
         hooks: [InitHook],
         releaseHooks: [ReleaseHook],
+        isShortLived: Bool,
         lock: Protected<Registry>
     ) -> ServiceEntry {
         preconditionFailure("Every entry is a NullaryEntry or a FactoryEntry.")
@@ -93,12 +98,14 @@ final class NullaryEntry<Produced>: ServiceEntry, @unchecked Sendable {
         scope: ObjectScope,
         hooks: [InitHook],
         releaseHooks: [ReleaseHook] = [],
+        isShortLived: Bool = false,
         storage: InstanceStorage?,
         factory: @escaping @Sendable (any Resolver) throws -> Produced
     ) {
         self.factory = factory
         super.init(
-            key: key, token: token, scope: scope, hooks: hooks, releaseHooks: releaseHooks, storage: storage)
+            key: key, token: token, scope: scope, hooks: hooks, releaseHooks: releaseHooks,
+            isShortLived: isShortLived, storage: storage)
     }
 
     override func make<Service>(_ resolver: any Resolver, as _: Service.Type) throws -> Service {
@@ -110,11 +117,13 @@ final class NullaryEntry<Produced>: ServiceEntry, @unchecked Sendable {
         scope newScope: ObjectScope,
         hooks newHooks: [InitHook],
         releaseHooks newReleaseHooks: [ReleaseHook],
+        isShortLived newShortLived: Bool,
         lock: Protected<Registry>
     ) -> ServiceEntry {
         NullaryEntry(
             key: key, token: token, scope: newScope, hooks: newHooks, releaseHooks: newReleaseHooks,
-            storage: storage(for: newScope, releaseHooks: newReleaseHooks, lock: lock), factory: factory)
+            isShortLived: newShortLived, storage: storage(for: newScope, releaseHooks: newReleaseHooks, lock: lock),
+            factory: factory)
     }
 
     override func validate(in container: Container) throws {
@@ -123,7 +132,7 @@ final class NullaryEntry<Produced>: ServiceEntry, @unchecked Sendable {
 
     override func copy(for owner: Container) -> ServiceEntry {
         NullaryEntry(
-            key: key, token: RegistrationToken(), scope: scope, hooks: hooks,
+            key: key, token: RegistrationToken(), scope: scope, hooks: hooks, isShortLived: isShortLived,
             storage: InstanceStorage.make(for: scope, lock: owner.registry), factory: factory)
     }
 }
@@ -143,6 +152,7 @@ final class FactoryEntry<Produced, each Argument>: ServiceEntry, @unchecked Send
         scope: ObjectScope,
         hooks: [InitHook],
         releaseHooks: [ReleaseHook] = [],
+        isShortLived: Bool = false,
         storage: InstanceStorage?,
         factory: @escaping @Sendable (any Resolver, repeat each Argument) throws -> Produced
     ) {
@@ -152,7 +162,8 @@ final class FactoryEntry<Produced, each Argument>: ServiceEntry, @unchecked Send
             return try factory(resolver, repeat each arguments)
         }
         super.init(
-            key: key, token: token, scope: scope, hooks: hooks, releaseHooks: releaseHooks, storage: storage)
+            key: key, token: token, scope: scope, hooks: hooks, releaseHooks: releaseHooks,
+            isShortLived: isShortLived, storage: storage)
     }
 
     override func make(_ resolver: any Resolver, arguments: UnsafeRawPointer) throws -> Any {
@@ -163,16 +174,18 @@ final class FactoryEntry<Produced, each Argument>: ServiceEntry, @unchecked Send
         scope newScope: ObjectScope,
         hooks newHooks: [InitHook],
         releaseHooks newReleaseHooks: [ReleaseHook],
+        isShortLived newShortLived: Bool,
         lock: Protected<Registry>
     ) -> ServiceEntry {
         FactoryEntry(
             key: key, token: token, scope: newScope, hooks: newHooks, releaseHooks: newReleaseHooks,
-            storage: storage(for: newScope, releaseHooks: newReleaseHooks, lock: lock), factory: factory)
+            isShortLived: newShortLived, storage: storage(for: newScope, releaseHooks: newReleaseHooks, lock: lock),
+            factory: factory)
     }
 
     override func copy(for owner: Container) -> ServiceEntry {
         FactoryEntry(
-            key: key, token: RegistrationToken(), scope: scope, hooks: hooks,
+            key: key, token: RegistrationToken(), scope: scope, hooks: hooks, isShortLived: isShortLived,
             storage: InstanceStorage.make(for: scope, lock: owner.registry), factory: factory)
     }
 }
@@ -207,6 +220,7 @@ class ForwardingEntry: ServiceEntry, @unchecked Sendable {
         scope: ObjectScope,
         hooks: [InitHook],
         releaseHooks: [ReleaseHook],
+        isShortLived: Bool,
         lock: Protected<Registry>
     ) -> ServiceEntry {
         self  // Configuring a registration configures its target; the forward follows.

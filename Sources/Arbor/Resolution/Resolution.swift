@@ -344,7 +344,7 @@ final class Resolution: Resolver, @unchecked Sendable {
                 throw error(.notRegistered, key: key, alternatives: state.pointee.context.registrations(of: key))
             }
         }
-        if let observer = state.pointee.diagnostics?.observer { observe(key, scope: entry.scope, by: observer) }
+        if let observer = state.pointee.diagnostics?.observer { observe(key, entry: entry, by: observer) }
         switch entry.scope.storage {
         case .none:
             let slot = GraphSlot(
@@ -463,13 +463,15 @@ final class Resolution: Resolver, @unchecked Sendable {
     // MARK: Validation
 
     /// Tells `observer` that `key` is being resolved here: the edge from the service being built (or whose hook
-    /// runs), and — for a weak-scoped service resolved while a strongly kept instance is built or wired — a captive.
-    private func observe(_ key: ServiceKey, scope: ObjectScope, by observer: ValidationObserver) {
+    /// runs), and — for a weak-scoped or short-lived service resolved while a strongly kept instance is built or
+    /// wired — a captive.
+    private func observe(_ key: ServiceKey, entry: ServiceEntry, by observer: ValidationObserver) {
+        let scope = entry.scope
         let building = state.pointee.building
         let inHook = building.isEmpty && !state.pointee.hookPath.isEmpty
         let from = building.last?.key ?? state.pointee.hookPath.last
         observer.recordEdge(from: from, to: key, scope: scope, viaHook: inHook)
-        guard scope.storage == .weak else { return }
+        guard scope.storage == .weak || entry.isShortLived else { return }
         let holder =
             building.last(where: { $0.storage == .strong })?.key
             ?? (state.pointee.hookStorage == .strong ? state.pointee.hookPath.last : nil)
