@@ -4,7 +4,7 @@ import Testing
 
 // MARK: - expectNoLeaks
 
-/// Runs `body` with a new child of `container` and records an issue, with the ``LeakReport``, if anything the body
+/// Runs `body` with a new child of `container` and records an issue, with the ``/Arbor/LeakReport``, if anything the body
 /// resolved is still alive once it has returned. Returns what the body returns.
 ///
 /// ```swift
@@ -50,7 +50,7 @@ public func expectNoLeaks<Value>(
     return value
 }
 
-/// Runs the asynchronous `body` with a new child of `container` and records an issue, with the ``LeakReport``, if
+/// Runs the asynchronous `body` with a new child of `container` and records an issue, with the ``/Arbor/LeakReport``, if
 /// anything the body resolved is still alive once it has returned. Returns what the body returns.
 ///
 /// ```swift
@@ -99,7 +99,7 @@ public func expectNoLeaks<Value>(
 /// struct CheckoutTests { … }    // every test in the suite gets a fresh child, and a leak check
 /// ```
 ///
-/// Make one with ``Trait/childContainer(of:checkingLeaks:overrides:)``. On a suite, it applies to each test of the
+/// Make one with ``ChildContainerTrait/childContainer(of:checkingLeaks:overrides:)``. On a suite, it applies to each test of the
 /// suite (and of nested suites), and to each case of a parameterized test, separately.
 public struct ChildContainerTrait: TestTrait, SuiteTrait, TestScoping {
     /// The container each test gets a child of.
@@ -109,9 +109,13 @@ public struct ChildContainerTrait: TestTrait, SuiteTrait, TestScoping {
     private let overrides: @Sendable (Container) throws -> Void
     private let report: @Sendable (LeakReport, SourceLocation) -> Void
 
-    /// Makes the trait; ``Trait/childContainer(of:checkingLeaks:overrides:)`` reads better in an attribute.
+    /// Makes the trait; ``ChildContainerTrait/childContainer(of:checkingLeaks:overrides:)`` reads better in an attribute.
     ///
-    /// - Parameter report: What to do with a report that is not clean; by default it records an issue at the test.
+    /// - Parameters:
+    ///   - parent: The container each test gets a child of.
+    ///   - checksLeaks: Whether the test fails when something it resolved from its child outlives it.
+    ///   - overrides: Registers the test's replacements in each child before the test runs.
+    ///   - report: What to do with a report that is not clean; by default it records an issue at the test.
     public init(
         parent: Container,
         checksLeaks: Bool = false,
@@ -169,7 +173,7 @@ extension Trait where Self == ChildContainerTrait {
     ///
     /// - Parameters:
     ///   - container: The container to make each test's child of; it and its permanent instances stay untouched.
-    ///   - checkingLeaks: Whether to fail the test, with a ``LeakReport``, when an instance it resolved from its
+    ///   - checkingLeaks: Whether to fail the test, with a ``/Arbor/LeakReport``, when an instance it resolved from its
     ///     child is still alive after the test returns (permanent instances are not leaks). Suite and test
     ///     properties live as long as the test does, so keep resolved objects in local variables.
     ///   - overrides: Registers the test's replacements in the child, before the test runs.

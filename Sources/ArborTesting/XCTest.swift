@@ -2,7 +2,7 @@
 import Arbor
 import XCTest
 
-/// Runs `body` with a new child of `container` and fails the test with `XCTFail`, showing the ``LeakReport``, if
+/// Runs `body` with a new child of `container` and fails the test with `XCTFail`, showing the ``/Arbor/LeakReport``, if
 /// anything the body resolved is still alive once it has returned. Returns what the body returns.
 ///
 /// ```swift
@@ -46,7 +46,7 @@ public func assertNoLeaks<Value>(
 }
 
 /// Runs the asynchronous `body` with a new child of `container` and fails the test with `XCTFail`, showing the
-/// ``LeakReport``, if anything the body resolved is still alive once it has returned. Returns what the body returns.
+/// ``/Arbor/LeakReport``, if anything the body resolved is still alive once it has returned. Returns what the body returns.
 ///
 /// ```swift
 /// func testRefreshReleasesTheRequest() async throws {

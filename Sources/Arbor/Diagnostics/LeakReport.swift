@@ -29,6 +29,7 @@ public struct LeakReport: Sendable, CustomStringConvertible {
     /// Whether no tracked instance is still alive, apart from those a permanent registration keeps.
     public var isClean: Bool { leaks.isEmpty }
 
+    /// The report for a person: a count, then one block per leaked instance, then what to look for.
     public var description: String {
         guard !isClean else {
             return "No resolved instance is still alive (\(trackedCount) tracked)."
@@ -81,6 +82,7 @@ public struct Leak: Sendable, CustomStringConvertible {
     /// The stored properties that point at other leaked instances.
     public let references: [Reference]
 
+    /// The leaked type, its scope, the path that created it, and one line per reference to another leak.
     public var description: String {
         var lines = ["\(typeName)\(typeName == "\(key)" ? "" : " as \(key)") (\(scope) scope)"]
         lines.append("  created by: \(ResolutionError.describe(path))")

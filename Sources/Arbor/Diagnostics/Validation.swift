@@ -23,6 +23,7 @@ public struct ValidationReport: Sendable, CustomStringConvertible {
         /// The services being built when it showed, outermost first.
         public let path: [ServiceKey]
 
+        /// The problem for a person: what failed and the path, with a hint.
         public var description: String {
             switch kind {
             case .resolutionFailed(let error):
@@ -54,6 +55,7 @@ public struct ValidationReport: Sendable, CustomStringConvertible {
     /// Whether no problem was found.
     public var isValid: Bool { problems.isEmpty }
 
+    /// The report for a person: a summary line, each problem, and the registrations not checked.
     public var description: String {
         var lines: [String] = []
         let count = problems.isEmpty ? "no problems" : problems.count == 1 ? "1 problem" : "\(problems.count) problems"

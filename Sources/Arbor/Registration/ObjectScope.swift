@@ -81,5 +81,6 @@ public struct ObjectScope: Hashable, Sendable, CustomStringConvertible {
     /// Another name for ``permanent``.
     public static var container: ObjectScope { .permanent }
 
+    /// The scope's name: `transient`, `graph`, `weak`, `permanent`, or the name of a scope of your own.
     public var description: String { name }
 }

@@ -42,6 +42,7 @@ public struct ServiceKey: Hashable, Sendable, CustomStringConvertible {
     /// Whether the service takes runtime arguments.
     public var hasArguments: Bool { argumentsType != Void.self }
 
+    /// Whether two keys name the same service type, name and argument types.
     public static func == (lhs: ServiceKey, rhs: ServiceKey) -> Bool {
         guard lhs.serviceType == rhs.serviceType, lhs.argumentsType == rhs.argumentsType else { return false }
         switch (lhs.name, rhs.name) {
@@ -51,6 +52,7 @@ public struct ServiceKey: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// Hashes the service type, the argument types and the name.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(ObjectIdentifier(serviceType))
         hasher.combine(ObjectIdentifier(argumentsType))

@@ -35,6 +35,7 @@ public struct ResolutionError: Error, CustomStringConvertible {
         /// The container the resolution started in, or an ancestor of it, was closed (``Container/close()``).
         case containerClosed
 
+        /// The reason's name, such as `notRegistered`; `factoryFailed` includes the underlying error.
         public var description: String {
             switch self {
             case .notRegistered: "notRegistered"
@@ -73,6 +74,7 @@ public struct ResolutionError: Error, CustomStringConvertible {
         self.detail = detail
     }
 
+    /// What failed, the path, and what to do about it, written for a person. See the type's documentation.
     public var description: String {
         var lines: [String] = []
         switch reason {
