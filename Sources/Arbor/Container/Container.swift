@@ -75,12 +75,25 @@ public final class Container: Resolver, @unchecked Sendable {
     /// The look-up a resolve starts with: the entry, the instance its permanent or weak storage holds, and this
     /// container's depth limit, each read under the lock of the container that has it.
     func lookupForResolution(_ key: ServiceKey) -> Lookup {
+        var generation = 0
         var lookup = registry.withLock { registry in
-            Lookup(
+            var lookup = Lookup(
                 entry: registry.entries[key], owner: self, depthLimit: registry.depthLimit,
                 isClosed: registry.isClosed, diagnostics: registry.diagnostics)
+            if lookup.entry == nil, let cached = registry.inherited[key] {
+                lookup.entry = cached.entry
+                lookup.owner = cached.owner
+            }
+            generation = registry.inheritedGeneration
+            return lookup
         }
-        guard lookup.entry == nil else { return lookup }
+        if let entry = lookup.entry {
+            // Found here, or found earlier in an ancestor: its held instance is read under the owner's lock.
+            if lookup.owner !== self, entry.storage != nil {
+                lookup.owner.registry.withLock { _ in lookup.readHeld(from: entry) }
+            }
+            return lookup
+        }
         var container = self
         while let parent = container.parent {
             container = parent
@@ -92,10 +105,34 @@ public final class Container: Resolver, @unchecked Sendable {
             if let found {
                 lookup.entry = found
                 lookup.owner = container
+                remember(found, in: container, for: key, generation: generation)
                 return lookup
             }
         }
         return lookup
+    }
+
+    /// Caches where an ancestor's registration was found, unless an ancestor's registrations changed meanwhile.
+    private func remember(_ entry: ServiceEntry, in owner: Container, for key: ServiceKey, generation: Int) {
+        registry.withLock { registry in
+            guard registry.inheritedGeneration == generation else { return }
+            registry.inherited[key] = InheritedEntry(entry: entry, owner: owner)
+        }
+    }
+
+    /// Forgets the cached ancestor look-ups of every descendant: called after this container's registrations
+    /// changed, since a descendant may have cached one of them, or may now find one of them first.
+    func invalidateDescendantCaches() {
+        let children = registry.withLock { $0.children.compactMap(\.container) }
+        for child in children {
+            let dropped = child.registry.withLock { registry in
+                registry.inheritedGeneration &+= 1
+                defer { registry.inherited = [:] }
+                return registry.inherited
+            }
+            withExtendedLifetime(dropped) {}
+            child.invalidateDescendantCaches()
+        }
     }
 
     /// Adds a leak tracker to this container and every descendant, present and future.
@@ -135,6 +172,7 @@ public final class Container: Resolver, @unchecked Sendable {
             let replaced = registry.entries.insert(entry)
             return (replaced, replaced?.storage?.releaseLocked())
         }
+        invalidateDescendantCaches()
         ReleasedInstance.run(released.map { [$0] } ?? [])
         withExtendedLifetime(replaced) {}
     }
@@ -161,6 +199,7 @@ public final class Container: Resolver, @unchecked Sendable {
             let dropped = reconfigured.storage !== entry.storage ? entry.storage?.releaseLocked() : nil
             return (entry, dropped)
         }
+        if replaced != nil { invalidateDescendantCaches() }
         ReleasedInstance.run(released.map { [$0] } ?? [])
         withExtendedLifetime(replaced) {}
     }
@@ -183,6 +222,7 @@ public final class Container: Resolver, @unchecked Sendable {
             let removed = registry.entries.removeAll(where: shouldRemove)
             return (removed, removed.compactMap { $0.storage?.releaseLocked() })
         }
+        if !removed.isEmpty { invalidateDescendantCaches() }
         ReleasedInstance.run(released)
         withExtendedLifetime(removed) {}
     }
@@ -258,6 +298,10 @@ struct Registry {
     var diagnostics: Diagnostics?
     /// The container's children, so a tracker made here reaches the whole subtree.
     var children: [WeakContainer] = []
+    /// Registrations found in ancestors by earlier look-ups, so the next one does not walk the tree again.
+    var inherited: [ServiceKey: InheritedEntry] = [:]
+    /// Bumped whenever an ancestor's registrations change and `inherited` is cleared.
+    var inheritedGeneration = 0
 }
 
 /// What watches a container's resolutions: leak trackers, and `validate()`'s observer. Immutable: a change makes a
@@ -270,6 +314,13 @@ final class Diagnostics: Sendable {
         self.trackers = trackers
         self.observer = observer
     }
+}
+
+/// An ancestor's registration, as a descendant caches it.
+struct InheritedEntry {
+    let entry: ServiceEntry
+    /// `unowned(unsafe)`: an ancestor outlives its descendants' registries.
+    unowned(unsafe) let owner: Container
 }
 
 struct WeakContainer {
