@@ -1,0 +1,221 @@
+import Arbor
+import Foundation
+import Testing
+
+// The README's Swift snippets, compiled and run. Each one is copied from the README between a line
+// `// README: <title of its section>` and a line `// README end`; whitespace may differ, nothing else.
+// `everySwiftBlockOfTheReadmeIsHere` checks that the copies and the README agree, and the errors test checks the
+// README's printed error against the real one. The types the snippets use are declared here, private to the file.
+
+private enum ReadmeTour {
+    protocol Engine: AnyObject, Sendable {}
+    final class V8: Engine {}
+    final class Car {
+        let engine: Engine
+        init(engine: Engine) { self.engine = engine }
+    }
+    struct Greeter {
+        let name: String
+        let times: Int
+        init(_ name: String, _ times: Int) {
+            self.name = name
+            self.times = times
+        }
+    }
+    protocol Clock: Sendable {}
+    struct SystemClock: Clock {}
+
+    protocol HTTPClient: Sendable {}
+    struct LiveClient: HTTPClient {}
+    struct StubClient: HTTPClient {}
+    final class FeedModel {
+        let client: HTTPClient
+        init(client: HTTPClient) { self.client = client }
+    }
+
+    final class Parent {
+        let child: Child
+        init(child: Child) { self.child = child }
+    }
+    final class Child {
+        weak var parent: Parent?
+    }
+
+    final class FeedView {}
+
+    @Suite struct Tests {
+        @Test func registerThenResolve() throws {
+            // README: Register, then resolve
+            let container = Container()
+            container.register(Engine.self) { _ in V8() }
+                .inObjectScope(.permanent)
+            container.register(Car.self) { r in Car(engine: try r.resolve()) }
+            container.register(Car.self, name: "sports") { r in Car(engine: try r.resolve(Engine.self)) }
+            container.register(Greeter.self) { (r, name: String, times: Int) in Greeter(name, times) }
+            container.register(Clock.self, instance: SystemClock())
+
+            let car = try container.resolve(Car.self)
+            let inferred: Car = try container.resolve()
+            let sports = try container.resolve(Car.self, name: "sports")  // the same permanent V8 as `car`
+            let greeter = try container.resolve(Greeter.self, arguments: "Ann", 3)
+            // README end
+
+            #expect(car.engine is V8)
+            #expect(sports.engine === car.engine)
+            #expect(inferred !== car)  // graph scope: a new Car for every top-level resolve
+            #expect(inferred.engine === car.engine)
+            #expect(greeter.name == "Ann" && greeter.times == 3)
+            #expect(try container.resolve(Clock.self) is SystemClock)
+        }
+
+        @Test func overrideInAChild() throws {
+            // README: Override in a child
+            let app = Container()
+            app.register(HTTPClient.self) { _ in LiveClient() }.inObjectScope(.permanent)
+            app.register(FeedModel.self) { r in FeedModel(client: try r.resolve()) }
+
+            let test = app.makeChild()
+            test.register(HTTPClient.self) { _ in StubClient() }
+            let model = try test.resolve(FeedModel.self)  // built with StubClient; `app` is untouched
+            // README end
+
+            #expect(model.client is StubClient)
+            #expect(try app.resolve(FeedModel.self).client is LiveClient)
+            #expect(try app.resolve(HTTPClient.self) is LiveClient)
+        }
+
+        @Test func circularGraphsWithInitCompleted() throws {
+            let container = Container()
+            // README: Circular graphs with `initCompleted`
+            container.register(Parent.self) { r in Parent(child: try r.resolve()) }
+            container.register(Child.self) { _ in Child() }
+                .initCompleted { r, child in child.parent = try r.resolve(Parent.self) }  // `parent` is weak
+
+            let parent = try container.resolve(Parent.self)  // parent.child.parent === parent
+            // README end
+
+            #expect(parent.child.parent === parent)
+            weak var released: Parent?
+            do {
+                let another = try container.resolve(Parent.self)
+                released = another
+                #expect(another !== parent)
+            }
+            #expect(released == nil)  // the back reference is weak: no retain cycle
+        }
+
+        @Test func errorsThatSayWhatToDo() throws {
+            let container = Container()
+            var printed: [Any] = []
+            func print(_ item: Any) { printed.append(item) }  // the snippet's `print`, recorded
+
+            // README: Errors that say what to do
+            container.register(FeedView.self) { _ in FeedView() }
+            do {
+                _ = try container.resolve(FeedView.self, name: "compact")
+            } catch let error as ResolutionError {
+                print(error)  // error.reason is .notRegistered
+            }
+            // README end
+
+            try #require(printed.count == 1)
+            let error = try #require(printed[0] as? ResolutionError)
+            guard case .notRegistered = error.reason else {
+                Issue.record("expected .notRegistered, got \(error.reason)")
+                return
+            }
+            let shown = try #require(
+                Readme.blocks().first { $0.section == "Errors that say what to do" && $0.language == "text" })
+            #expect(error.description.hasPrefix(shown.lines.joined(separator: "\n")), "printed:\n\(error)")
+        }
+
+        /// Every Swift block of the README has its copy in this file, under the title of its section, and every copy
+        /// here is still in the README.
+        @Test func everySwiftBlockOfTheReadmeIsHere() throws {
+            let inReadme = try Readme.blocks().filter { $0.language == "swift" }
+            #expect(!inReadme.isEmpty)
+            let readme = Dictionary(grouping: inReadme, by: \.section).mapValues {
+                $0.map { Readme.normalized($0.lines) }
+            }
+            let copies = try Readme.copies()
+            for (section, blocks) in readme.sorted(by: { $0.key < $1.key }) {
+                #expect(
+                    copies[section] == blocks,
+                    """
+                    The README's Swift code in "\(section)" must be copied, whitespace apart, into \
+                    Tests/ArborTests/ReadmeTests.swift between `// README: \(section)` and `// README end`.
+                    """
+                )
+            }
+            for section in copies.keys.sorted() where readme[section] == nil {
+                Issue.record("ReadmeTests.swift has a copy for \"\(section)\", which has no Swift block in the README.")
+            }
+        }
+    }
+}
+
+/// Reads the README's fenced code blocks, and the copies of its Swift blocks in this file.
+private enum Readme {
+    struct Block {
+        let section: String
+        let language: String
+        let lines: [String]
+    }
+
+    static let testFile = URL(fileURLWithPath: #filePath)
+    static let readme = testFile.deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("README.md")
+
+    /// The fenced blocks of README.md, each with the title of the heading above it.
+    static func blocks() throws -> [Block] {
+        let text = try String(contentsOf: readme, encoding: .utf8)
+        var blocks: [Block] = []
+        var section = ""
+        var open: (language: String, lines: [String])?
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
+            if let block = open {
+                if line.trimmingCharacters(in: .whitespaces) == "```" {
+                    blocks.append(Block(section: section, language: block.language, lines: block.lines))
+                    open = nil
+                } else {
+                    open?.lines.append(line)
+                }
+            } else if line.hasPrefix("```") {
+                open = (String(line.dropFirst(3)).trimmingCharacters(in: .whitespaces), [])
+            } else if line.hasPrefix("#") {
+                section = String(line.drop { $0 == "#" }).trimmingCharacters(in: .whitespaces)
+            }
+        }
+        return blocks
+    }
+
+    /// The regions of this file between `// README: <section>` and `// README end`, by section, in order.
+    static func copies() throws -> [String: [[String]]] {
+        let text = try String(contentsOf: testFile, encoding: .utf8)
+        let start = "// README: "
+        var copies: [String: [[String]]] = [:]
+        var open: (section: String, lines: [String])?
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            if let region = open {
+                if trimmed == "// README end" {
+                    copies[region.section, default: []].append(normalized(region.lines))
+                    open = nil
+                } else {
+                    open?.lines.append(trimmed)
+                }
+            } else if trimmed.hasPrefix(start) {
+                open = (String(trimmed.dropFirst(start.count)), [])
+            }
+        }
+        return copies
+    }
+
+    /// Lines without leading or trailing whitespace, runs of blanks inside them shortened to one, and no empty lines.
+    static func normalized(_ lines: [String]) -> [String] {
+        lines.map { line in
+            line.split(whereSeparator: { $0 == " " || $0 == "\t" }).joined(separator: " ")
+        }
+        .filter { !$0.isEmpty }
+    }
+}
