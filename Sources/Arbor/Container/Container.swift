@@ -328,7 +328,7 @@ struct WeakContainer {
 }
 
 /// What a look-up found: the registration, the container that holds it, and the instance it holds, if any.
-struct Lookup {
+struct Lookup: ~Copyable {
     var entry: ServiceEntry?
     /// `unowned(unsafe)`: the container is the one the look-up started in or one of its ancestors, which the
     /// caller keeps alive. (Measured: the retain and release were a tenth of a look-up.)

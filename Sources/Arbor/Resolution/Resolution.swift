@@ -153,7 +153,9 @@ final class Resolution: Resolver, @unchecked Sendable {
         state.pointee.phase = .active
     }
 
-    private func run<Service>(_ key: ServiceKey, lookup: Lookup, invoke: Invocation<Service>) throws -> Service {
+    private func run<Service>(
+        _ key: ServiceKey, lookup: borrowing Lookup, invoke: Invocation<Service>
+    ) throws -> Service {
         defer { finish() }
         do {
             let instance = try resolve(key, lookup: lookup, depth: 0, invoke: invoke)
@@ -330,7 +332,7 @@ final class Resolution: Resolver, @unchecked Sendable {
 
     private func resolve<Service>(
         _ key: ServiceKey,
-        lookup: Lookup,
+        lookup: borrowing Lookup,
         depth: Int,
         invoke: Invocation<Service>
     ) throws -> Service {

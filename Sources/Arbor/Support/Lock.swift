@@ -88,7 +88,7 @@ final class Protected<Value>: ManagedBuffer<Value, pthread_mutex_t> {
 
     /// Runs `body` with the lock held and the value open for change.
     @inline(__always)
-    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+    func withLock<Result: ~Copyable>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         try withUnsafeMutablePointers { value, mutex in
             pthread_mutex_lock(mutex)
             defer { pthread_mutex_unlock(mutex) }
