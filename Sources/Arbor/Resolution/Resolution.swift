@@ -134,6 +134,9 @@ final class Resolution: Resolver, @unchecked Sendable {
 
     private static let maxRetries = 1_000
 
+    /// Whether the resolution is finished and free for the next top-level resolve on its thread.
+    var isIdle: Bool { state.pointee.phase == .finished }
+
     /// Keeps the origin alive for a resolution that a factory kept (a captured resolver, a `Lazy`): it may start
     /// new resolutions there after the `resolve` call that made it has returned.
     func keepOrigin() {

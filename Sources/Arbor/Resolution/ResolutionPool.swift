@@ -22,21 +22,33 @@ enum ResolutionPool {
         return key
     }()
 
-    /// The calling thread's idle resolution, now the caller's; `nil` if there is none (or it is in use).
+    /// The calling thread's idle resolution, now the caller's; `nil` if there is none, or if it is in use (a
+    /// factory called a container's `resolve`: a nested top-level resolve).
+    ///
+    /// The slot keeps pointing at the resolution while it is in use; the caller holds the slot's reference
+    /// meanwhile, and `recycle` hands it back. Setting the slot only when a resolution leaves it saves two
+    /// `pthread_setspecific` calls per resolve.
     static func take() -> Resolution? {
         guard let raw = pthread_getspecific(slot) else { return nil }
-        pthread_setspecific(slot, nil)
-        return Unmanaged<Resolution>.fromOpaque(raw).takeRetainedValue()
+        let idle = Unmanaged<Resolution>.fromOpaque(raw)
+        guard idle.takeUnretainedValue().isIdle else { return nil }
+        return idle.takeRetainedValue()
     }
 
     /// Keeps a finished resolution for the thread's next resolve, unless something else still references it.
     static func recycle(_ resolution: inout Resolution) {
+        let inSlot = pthread_getspecific(slot) == Unmanaged.passUnretained(resolution).toOpaque()
         guard isKnownUniquelyReferenced(&resolution) else {
+            // A factory kept it: it leaves the slot for good, with its origin retained.
             resolution.keepOrigin()
+            if inSlot { pthread_setspecific(slot, nil) }
             return
         }
-        guard resolution.thread == .current, pthread_getspecific(slot) == nil else { return }
-        pthread_setspecific(slot, Unmanaged.passRetained(resolution).toOpaque())
+        if inSlot {
+            _ = Unmanaged.passRetained(resolution)  // The slot owns it again.
+        } else if resolution.thread == .current, pthread_getspecific(slot) == nil {
+            pthread_setspecific(slot, Unmanaged.passRetained(resolution).toOpaque())
+        }
     }
 }
 
