@@ -168,11 +168,11 @@ public final class Container: Resolver, @unchecked Sendable {
     // it held, and that instance's deinit may well use the container.
 
     func add(_ entry: ServiceEntry) {
-        let (replaced, released) = registry.withLock { registry in
+        let (replaced, released, hasChildren) = registry.withLock { registry in
             let replaced = registry.entries.insert(entry)
-            return (replaced, replaced?.storage?.releaseLocked())
+            return (replaced, replaced?.storage?.releaseLocked(), !registry.children.isEmpty)
         }
-        invalidateDescendantCaches()
+        if hasChildren { invalidateDescendantCaches() }
         ReleasedInstance.run(released.map { [$0] } ?? [])
         withExtendedLifetime(replaced) {}
     }
