@@ -39,6 +39,8 @@ public final class LeakTracker: @unchecked Sendable {
         let scope: ObjectScope
         let path: [ServiceKey]
         weak var storage: InstanceStorage?
+        /// The container that owns `storage`: checking the storage needs its lock, which lives as long as it.
+        weak var owner: Container?
     }
 
     /// Starts recording what factories create in resolutions that start in `container` or a descendant.
@@ -61,7 +63,10 @@ public final class LeakTracker: @unchecked Sendable {
         var alive: [(record: Record, object: AnyObject)] = []
         for record in snapshot {
             guard let object = record.object else { continue }
-            if let storage = record.storage, storage.keeps(object) { continue }
+            if let owner = record.owner, let storage = record.storage {
+                let kept = withExtendedLifetime(owner) { storage.keeps(object) }
+                if kept { continue }
+            }
             alive.append((record, object))
         }
         var leakedKeys: [ObjectIdentifier: Int] = [:]
@@ -92,11 +97,13 @@ public final class LeakTracker: @unchecked Sendable {
     // MARK: Recording; called by resolutions
 
     static func record<Service>(
-        _ instance: Service, entry: ServiceEntry, path: [ServiceKey], in trackers: [WeakTracker]
+        _ instance: Service, entry: ServiceEntry, owner: Container, path: [ServiceKey], in trackers: [WeakTracker]
     ) {
         guard let object = asObject(instance) else { return }
         let storage = entry.scope.storage == .strong ? entry.storage : nil
-        let record = Record(object: object, key: entry.key, scope: entry.scope, path: path, storage: storage)
+        let record = Record(
+            object: object, key: entry.key, scope: entry.scope, path: path, storage: storage,
+            owner: storage == nil ? nil : owner)
         for tracker in trackers { tracker.tracker?.append(record) }
     }
 

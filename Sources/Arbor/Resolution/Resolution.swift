@@ -408,13 +408,13 @@ final class Resolution: Resolver, @unchecked Sendable {
                 instance = try build(entry, key: key, slot: slot, depth: depth, invoke: invoke)
             } catch {
                 // Release the claim now, so threads waiting for this instance can build it themselves.
-                state.pointee.claims.removeLast()
+                removeClaim(storage)
                 CreationCoordinator.shared.abandon([storage])
                 throw error
             }
             if storage.retention == .weak, asObject(instance) == nil {
                 // A value type has no identity to share: weak scope behaves as transient for it.
-                state.pointee.claims.removeLast()
+                removeClaim(storage)
                 CreationCoordinator.shared.abandon([storage])
             } else {
                 storage.built(instance)
@@ -425,6 +425,13 @@ final class Resolution: Resolver, @unchecked Sendable {
                 }
             }
             return instance
+        }
+    }
+
+    /// Drops one claim. Not necessarily the last: instances built inside the factory claimed theirs after it.
+    private func removeClaim(_ storage: InstanceStorage) {
+        if let index = state.pointee.claims.lastIndex(where: { $0 === storage }) {
+            state.pointee.claims.remove(at: index)
         }
     }
 
@@ -454,7 +461,8 @@ final class Resolution: Resolver, @unchecked Sendable {
         }
         if state.pointee.phase == .aborted { throw DeadlockRetry() }
         if let trackers = state.pointee.diagnostics?.trackers, !trackers.isEmpty {
-            LeakTracker.record(instance, entry: entry, path: path(), in: trackers)
+            LeakTracker.record(
+                instance, entry: entry, owner: state.pointee.context, path: path(), in: trackers)
         }
         if !entry.hooks.isEmpty {
             state.pointee.pendingHooks.append(
