@@ -1,0 +1,520 @@
+import Arbor
+import Foundation
+import Testing
+
+// Misuse: everything a user can get wrong, and what Arbor answers. Each test backs one row of the misuse table in
+// the documentation: the mistake, the error's reason and the gist of its message — or, where Arbor does not treat
+// it as an error, the behaviour a user gets instead.
+
+@Suite struct MisuseTests {
+    // MARK: Asking for something that is not there
+
+    @Test func wrongArgumentTypesListTheRegisteredShapes() throws {
+        let container = Container()
+        container.register(MUGreeter.self) { (_, name: String, times: Int) in MUGreeter(name, times) }
+        container.register(MUGreeter.self) { (_, name: String) in MUGreeter(name, 1) }
+
+        // 3.0 is a Double, not an Int: a different key.
+        let error = try #require(resolutionError { try container.resolve(MUGreeter.self, arguments: "Ann", 3.0) })
+        #expect(error.kind == .notRegistered)
+        #expect(error.key == ServiceKey(MUGreeter.self, arguments: String.self, Double.self))
+        #expect(
+            Set(error.registeredAlternatives)
+                == [
+                    ServiceKey(MUGreeter.self, arguments: String.self, Int.self),
+                    ServiceKey(MUGreeter.self, arguments: String.self),
+                ])
+        let text = "\(error)"
+        #expect(text.contains("MUGreeter(arguments: String, Double)"))
+        #expect(text.contains("registered for MUGreeter:"))
+        #expect(text.contains("MUGreeter(arguments: String, Int)"))
+        #expect(text.contains("container.register(MUGreeter.self) { (r, arg1: String, arg2: Double) in ... }"))
+    }
+
+    @Test func missingArgumentsListTheRegisteredShapes() throws {
+        let container = Container()
+        container.register(MUGreeter.self) { (_, name: String, times: Int) in MUGreeter(name, times) }
+        let error = try #require(resolutionError { try container.resolve(MUGreeter.self) })
+        #expect(error.kind == .notRegistered)
+        #expect(error.registeredAlternatives == [ServiceKey(MUGreeter.self, arguments: String.self, Int.self)])
+        #expect("\(error)".contains("registered for MUGreeter: MUGreeter(arguments: String, Int)"))
+    }
+
+    @Test func aMissingNameListsTheNames() throws {
+        let parent = Container()
+        parent.register(MUCar.self, name: "sports") { _ in MUCar() }
+        let child = parent.makeChild()
+        child.register(MUCar.self, name: "family") { _ in MUCar() }
+        let error = try #require(resolutionError { try child.resolve(MUCar.self, name: "truck") })
+        #expect(error.kind == .notRegistered)
+        #expect(error.key == ServiceKey(MUCar.self, name: "truck"))
+        // Nearest container first.
+        #expect(
+            error.registeredAlternatives == [
+                ServiceKey(MUCar.self, name: "family"), ServiceKey(MUCar.self, name: "sports"),
+            ])
+        #expect("\(error)".contains("registered for MUCar: MUCar(name: \"family\"), MUCar(name: \"sports\")"))
+    }
+
+    @Test func anUnregisteredTypeSaysSoAndShowsHowToRegisterIt() throws {
+        let container = Container()
+        container.register(MUCar.self) { r in
+            _ = try r.resolve(MUEngine.self); return MUCar()
+        }
+        let error = try #require(resolutionError { try container.resolve(MUCar.self) })
+        #expect(error.kind == .notRegistered)
+        #expect(error.key == ServiceKey(MUEngine.self))
+        #expect(error.path == [ServiceKey(MUCar.self), ServiceKey(MUEngine.self)])
+        let text = "\(error)"
+        #expect(text.contains("path: MUCar → MUEngine"))
+        #expect(text.contains("MUEngine has no registration at all"))
+        #expect(text.contains("container.register(MUEngine.self) { r in ... }"))
+    }
+
+    @Test func theParentNeverSeesAChildsRegistration() throws {
+        let parent = Container()
+        let child = parent.makeChild()
+        child.register(MUEngine.self) { _ in MUEngine() }
+        let error = try #require(resolutionError { try parent.resolve(MUEngine.self) })
+        #expect(error.kind == .notRegistered)
+        #expect(try parent.resolve(MUEngine?.self) == nil)
+    }
+
+    @Test func anOptionalOfAFailingServiceThrowsInsteadOfReturningNil() throws {
+        let container = Container()
+        container.register(MUEngine.self) { _ in throw TestFailure("broken") }
+        let error = try #require(resolutionError { try container.resolve(MUEngine?.self) })
+        #expect(error.kind == .factoryFailed)
+        // An optional asked for with other argument types than registered is nil: that key has no registration.
+        #expect(try container.resolve(MUEngine?.self, arguments: 1) == nil)
+    }
+
+    @Test func lazyAndProviderOfAnUnregisteredServiceThrowAtOnce() throws {
+        let container = Container()
+        #expect(resolutionError { try container.resolve(Lazy<MUEngine>.self) }?.kind == .notRegistered)
+        #expect(resolutionError { try container.resolve(Provider<MUEngine>.self) }?.kind == .notRegistered)
+    }
+
+    // MARK: Cycles and depth
+
+    @Test func aCycleShowsItAndSuggestsInitCompleted() throws {
+        let container = Container()
+        container.register(MUParent.self) { r in MUParent(child: try r.resolve()) }
+        container.register(MUChild.self) { r in
+            let child = MUChild()
+            child.parent = try r.resolve(MUParent.self)
+            return child
+        }
+        let error = try #require(resolutionError { try container.resolve(MUParent.self) })
+        #expect(error.kind == .circularDependency)
+        #expect(error.path == [ServiceKey(MUParent.self), ServiceKey(MUChild.self), ServiceKey(MUParent.self)])
+        let text = "\(error)"
+        #expect(text.contains("circular dependency MUParent → MUChild → MUParent"))
+        #expect(text.contains("initCompleted"))
+    }
+
+    @Test func aServiceThatResolvesItselfIsACycle() throws {
+        let container = Container()
+        container.register(MUEngine.self) { r in
+            _ = try r.resolve(MUEngine.self)
+            return MUEngine()
+        }.inObjectScope(.permanent)
+        let error = try #require(resolutionError { try container.resolve(MUEngine.self) })
+        #expect(error.kind == .circularDependency)
+        #expect("\(error)".contains("circular dependency MUEngine → MUEngine"))
+        // Nothing is kept: fixing the registration makes it resolve.
+        container.register(MUEngine.self) { _ in MUEngine() }.inObjectScope(.permanent)
+        _ = try container.resolve(MUEngine.self)
+    }
+
+    @Test func aHookThatResolvesItsOwnSharedInstanceGetsThatInstance() throws {
+        for scope in [ObjectScope.graph, .permanent, .weak] {
+            let container = Container()
+            let seen = Box<MUEngine>()
+            container.register(MUEngine.self) { _ in MUEngine() }
+                .inObjectScope(scope)
+                .initCompleted { r, engine in seen.value = try r.resolve(MUEngine.self) }
+            let engine = try container.resolve(MUEngine.self)
+            #expect(seen.value === engine, "\(scope): the hook got another instance")
+        }
+    }
+
+    @Test func aTransientHookThatResolvesItsOwnTypeEndsAtTheDepthLimit() throws {
+        // Each new instance's hook builds another one: an endless chain that stops with an error, not a hang.
+        let container = Container()
+        let hooks = Counter()
+        container.maxResolutionDepth = 20
+        container.register(MUEngine.self) { _ in MUEngine() }
+            .inObjectScope(.transient)
+            .initCompleted { r, _ in
+                hooks.increment()
+                _ = try r.resolve(MUEngine.self)
+            }
+        let error = try #require(resolutionError { try container.resolve(MUEngine.self) })
+        #expect(error.kind == .depthLimitExceeded)
+        #expect(error.path.count == 22)
+        #expect(hooks.value == 21)
+        #expect("\(error)".contains("give those services a shared scope"))
+    }
+
+    @Test func aDepthLimitOfZeroAllowsOnlyServicesWithoutDependencies() throws {
+        for limit in [0, -1, -100] {
+            let container = Container()
+            container.maxResolutionDepth = limit
+            #expect(container.maxResolutionDepth == 0, "a negative limit counts as 0")
+            container.register(MUEngine.self) { _ in MUEngine() }
+            container.register(MUCar.self) { r in
+                _ = try r.resolve(MUEngine.self); return MUCar()
+            }
+            _ = try container.resolve(MUEngine.self)
+            let error = try #require(resolutionError { try container.resolve(MUCar.self) })
+            #expect(error.kind == .depthLimitExceeded)
+            #expect(error.path == [ServiceKey(MUCar.self), ServiceKey(MUEngine.self)])
+            #expect("\(error)".contains("The limit is 0"))
+        }
+    }
+
+    @Test func theDepthLimitIsTheOneOfTheContainerWhereTheResolveStarts() throws {
+        let parent = Container()
+        parent.register(MUEngine.self) { _ in MUEngine() }
+        parent.register(MUCar.self) { r in
+            _ = try r.resolve(MUEngine.self); return MUCar()
+        }
+        let child = parent.makeChild()
+        child.maxResolutionDepth = 0
+        _ = try parent.resolve(MUCar.self)
+        #expect(resolutionError { try child.resolve(MUCar.self) }?.kind == .depthLimitExceeded)
+    }
+
+    // MARK: Calling back into the container
+
+    @Test func registeringFromInsideAFactoryWorks() throws {
+        // No lock is held while a factory runs: it may register, even the service it resolves next.
+        let container = Container()
+        container.register(MUCar.self) { [unowned container] r in
+            container.register(MUEngine.self) { _ in MUEngine() }
+            _ = try r.resolve(MUEngine.self)
+            return MUCar()
+        }
+        let finished = onAnotherThread(timeout: 10) { (try? container.resolve(MUCar.self)) != nil }
+        #expect(finished == true, "registering from inside a factory deadlocked or failed")
+        #expect(container.isRegistered(MUEngine.self))
+    }
+
+    @Test func aFactoryThatReplacesItsOwnRegistrationFinishesWithTheOldOne() throws {
+        // The permanent being built belongs to the registration that was replaced: it is returned, not kept, and
+        // the next resolve uses the new registration.
+        let container = Container()
+        let versions = Recorder()
+        container.register(MUEngine.self) { [unowned container] _ in
+            versions.record("old")
+            container.register(MUEngine.self) { _ in
+                versions.record("new")
+                return MUEngine()
+            }.inObjectScope(.permanent)
+            return MUEngine()
+        }.inObjectScope(.permanent)
+        let first = try container.resolve(MUEngine.self)
+        let second = try container.resolve(MUEngine.self)
+        #expect(first !== second)
+        #expect(try container.resolve(MUEngine.self) === second)
+        #expect(versions.events == ["old", "new"])
+    }
+
+    @Test func removingEverythingFromInsideAFactoryFinishesTheResolve() throws {
+        let container = Container()
+        container.register(MUEngine.self) { _ in MUEngine() }.inObjectScope(.permanent)
+        container.register(MUCar.self) { [unowned container] r in
+            _ = try r.resolve(MUEngine.self)
+            container.removeAll()
+            return MUCar()
+        }
+        _ = try container.resolve(MUCar.self)
+        #expect(!container.isRegistered(MUCar.self))
+        #expect(resolutionError { try container.resolve(MUEngine.self) }?.kind == .notRegistered)
+    }
+
+    @Test func resolvingThroughTheContainerInsideAFactoryStartsASeparateResolution() throws {
+        // The factory should use its resolver; the container's resolve is a new top-level resolution, with its own
+        // graph, so graph-scoped instances are not shared with the one being built.
+        let container = Container()
+        container.register(MUEngine.self) { _ in MUEngine() }
+        container.register(MUCar.self) { [unowned container] r in
+            MUCar(engine: try r.resolve(), spare: try container.resolve(MUEngine.self))
+        }
+        let car = try container.resolve(MUCar.self)
+        #expect(car.engine !== car.spare)
+    }
+
+    @Test func aPermanentCycleThroughTheContainersResolveFailsInsteadOfDeadlocking() throws {
+        // A's factory resolves B through the container (a separate resolution on the same thread), whose factory
+        // resolves A, which the outer resolution is building: that would wait forever, so it throws.
+        let container = Container()
+        container.register(MUParent.self) { [unowned container] _ in
+            MUParent(child: try container.resolve(MUChild.self))
+        }.inObjectScope(.permanent)
+        container.register(MUChild.self) { [unowned container] _ in
+            let child = MUChild()
+            child.parent = try container.resolve(MUParent.self)
+            return child
+        }.inObjectScope(.permanent)
+        let outcome = onAnotherThread(timeout: 10) { resolutionErrorQuietly { try container.resolve(MUParent.self) } }
+        let error = try #require(outcome, "deadlocked")
+        #expect(error?.kind == .circularDependency)
+        #expect(error.map { "\($0)" }?.contains("resolver it was given") == true)
+    }
+
+    @Test func aResolverHandedToAnotherThreadStartsANewResolutionThere() throws {
+        let container = Container()
+        container.register(MUEngine.self) { _ in MUEngine() }
+        container.register(MUCar.self) { r in
+            let engine: MUEngine = try r.resolve()
+            let fromThere = onAnotherThread(timeout: 10) { try? r.resolve(MUEngine.self) }
+            return MUCar(engine: engine, spare: fromThere ?? nil)
+        }
+        let car = try container.resolve(MUCar.self)
+        let spare = try #require(car.spare, "the resolver deadlocked or failed on another thread")
+        #expect(spare !== car.engine, "another thread shared this resolution's graph")
+    }
+
+    // MARK: Containers that are gone
+
+    @Test func aResolverCapturedFromADroppedChildKeepsTheChildAndItsOverrides() throws {
+        let app = Container()
+        app.register(MUEngine.self) { _ in MUEngine(label: "app") }
+        app.register(MUKeeper.self) { r in MUKeeper(resolver: r) }
+        var child: Container? = app.makeChild()
+        child!.register(MUEngine.self) { _ in MUEngine(label: "child") }
+        let keeper = try child!.resolve(MUKeeper.self)
+        let childReference = WeakRef(child!)
+        child = nil
+
+        // The captured resolver keeps the child alive and resolves from it, with its override.
+        #expect(childReference.object != nil)
+        #expect(try keeper.resolver!.resolve(MUEngine.self).label == "child")
+        #expect(try keeper.resolver!.resolve(Lazy<MUEngine>.self).instance.label == "child")
+        _ = keeper
+    }
+
+    @Test func theChildIsFreedOnceNothingKeepsItsResolver() throws {
+        let app = Container()
+        app.register(MUKeeper.self) { r in MUKeeper(resolver: r) }
+        let childReference: WeakRef<Container> = try {
+            let child = app.makeChild()
+            _ = try child.resolve(MUKeeper.self)
+            return WeakRef(child)
+        }()
+        #expect(childReference.object == nil)
+    }
+
+    @Test func resolvingFromAClosedChildOrItsCapturedResolverThrowsContainerClosed() throws {
+        let app = Container()
+        app.register(MUEngine.self) { _ in MUEngine() }
+        app.register(MUKeeper.self) { r in MUKeeper(resolver: r) }
+        let child = app.makeChild()
+        let grandchild = child.makeChild()
+        let keeper = try grandchild.resolve(MUKeeper.self)
+        child.close()
+        for resolve in [{ try child.resolve(MUEngine.self) }, { try grandchild.resolve(MUEngine.self) }] {
+            let error = try #require(resolutionError(resolve))
+            #expect(error.kind == .containerClosed)
+            #expect("\(error)".contains("the container was closed"))
+        }
+        #expect(resolutionError { try keeper.resolver!.resolve(MUEngine.self) }?.kind == .containerClosed)
+        _ = try app.resolve(MUEngine.self)
+    }
+
+    // MARK: Registrations that are not what they seem
+
+    @Test func registeringTheSameKeyAgainReplacesItSilently() throws {
+        let container = Container()
+        container.register(MUEngine.self) { _ in MUEngine(label: "first") }.inObjectScope(.permanent)
+        let first = try container.resolve(MUEngine.self)
+        container.register(MUEngine.self) { _ in MUEngine(label: "second") }.inObjectScope(.permanent)
+        let second = try container.resolve(MUEngine.self)
+        #expect(first.label == "first" && second.label == "second")
+    }
+
+    @Test func configuringAReplacedRegistrationIsIgnored() throws {
+        let container = Container()
+        let old = container.register(MUEngine.self) { _ in MUEngine(label: "old") }
+        container.register(MUEngine.self) { _ in MUEngine(label: "new") }
+        old.inObjectScope(.permanent).initCompleted { _, engine in engine.label = "hooked" }
+        #expect(old.scope == nil)
+        let engine = try container.resolve(MUEngine.self)
+        #expect(engine.label == "new")
+        #expect(try container.resolve(MUEngine.self) !== engine, "the stale handle's scope was applied")
+    }
+
+    @Test func aRegistrationHasTheDefaultScopeUntilInObjectScopeIsApplied() throws {
+        // `register(…).inObjectScope(…)` is two steps: a thread that resolves in between gets the container's
+        // default scope. Register before other threads resolve, or give the container the default scope you need.
+        let container = Container(defaultScope: .graph)
+        let registration = container.register(MUEngine.self) { _ in MUEngine() }
+        let before = try container.resolve(MUEngine.self)
+        registration.inObjectScope(.permanent)
+        let after = try container.resolve(MUEngine.self)
+        #expect(before !== after)
+        #expect(try container.resolve(MUEngine.self) === after)
+
+        let permanentByDefault = Container(defaultScope: .permanent)
+        permanentByDefault.register(MUEngine.self) { _ in MUEngine() }
+        #expect(try permanentByDefault.resolve(MUEngine.self) === permanentByDefault.resolve(MUEngine.self))
+    }
+
+    @Test func implementsWithAnUnrelatedTypeThrowsTypeMismatch() throws {
+        let container = Container()
+        container.register(MUEngine.self) { _ in MUEngine() }.implements(MUCar.self)
+        let error = try #require(resolutionError { try container.resolve(MUCar.self) })
+        #expect(error.kind == .typeMismatch)
+        let text = "\(error)"
+        #expect(text.contains("MUEngine") && text.contains("MUCar"))
+    }
+
+    @Test func aPermanentServiceWithArgumentsKeepsTheFirstArguments() throws {
+        let container = Container()
+        container.register(MUGreeter.self) { (_, name: String) in MUGreeter(name, 1) }.inObjectScope(.permanent)
+        let ann = try container.resolve(MUGreeter.self, arguments: "Ann")
+        let bob = try container.resolve(MUGreeter.self, arguments: "Bob")
+        #expect(bob === ann)
+        #expect(bob.name == "Ann")
+    }
+
+    @Test func aWeakValueTypeBehavesAsTransient() throws {
+        let container = Container()
+        let builds = Counter()
+        container.register(MUPoint.self) { _ in
+            MUPoint(serial: builds.increment())
+        }.inObjectScope(.weak)
+        let first = try container.resolve(MUPoint.self)
+        let second = try container.resolve(MUPoint.self)
+        #expect(first.serial == 1 && second.serial == 2)
+    }
+
+    @Test func resettingGraphOrTransientScopesDoesNothing() throws {
+        let container = Container()
+        container.register(MUEngine.self) { _ in MUEngine() }.inObjectScope(.permanent)
+        let engine = try container.resolve(MUEngine.self)
+        container.resetObjectScope(.graph)
+        container.resetObjectScope(.transient)
+        container.resetObjectScope(.weak)
+        #expect(try container.resolve(MUEngine.self) === engine)
+    }
+
+    @Test func unregisteringInAChildLeavesTheParentsRegistration() throws {
+        let parent = Container()
+        parent.register(MUEngine.self) { _ in MUEngine(label: "parent") }
+        let child = parent.makeChild()
+        child.unregister(MUEngine.self)
+        #expect(try child.resolve(MUEngine.self).label == "parent")
+        child.register(MUEngine.self) { _ in MUEngine(label: "child") }
+        #expect(try child.resolve(MUEngine.self).label == "child")
+        child.unregister(MUEngine.self)
+        #expect(try child.resolve(MUEngine.self).label == "parent")
+    }
+
+    @Test func aThrowingHookFailsTheResolveAndNamesItsService() throws {
+        let container = Container()
+        container.register(MUEngine.self) { _ in MUEngine() }
+            .initCompleted { _, _ in throw TestFailure("hook") }
+        container.register(MUCar.self) { r in MUCar(engine: try r.resolve()) }
+        let error = try #require(resolutionError { try container.resolve(MUCar.self) })
+        #expect(error.kind == .factoryFailed)
+        #expect(error.key == ServiceKey(MUEngine.self))
+        #expect(error.path == [ServiceKey(MUCar.self), ServiceKey(MUEngine.self)])
+        #expect("\(error)".contains("an initCompleted hook threw"))
+    }
+
+    @Test func aFactoryThatCapturesItsContainerKeepsItAlive() throws {
+        // The container keeps its factories, so a factory that captures the container strongly is a retain cycle.
+        // Resolve through the factory's resolver instead (or capture the container weakly or unowned).
+        let reference: WeakRef<Container> = {
+            let container = Container()
+            container.register(MUEngine.self) { _ in try container.resolve(MUCar.self).engine ?? MUEngine() }
+            container.register(MUCar.self) { _ in MUCar() }
+            return WeakRef(container)
+        }()
+        #expect(reference.object != nil)
+        reference.object?.removeAll()  // dropping the registrations breaks the cycle
+        #expect(reference.object == nil)
+    }
+
+    @Test func aPermanentThatKeepsItsResolverOrAProviderKeepsItsContainerAlive() throws {
+        // A resolver, a Provider and an unused Lazy keep the container they resolve from; a permanent instance is
+        // kept by its container: together a retain cycle. Keep them out of permanent services, or close() the
+        // container, which drops its instances.
+        let references: [WeakRef<Container>] = try (0..<3).map { variant in
+            let container = Container()
+            container.register(MUEngine.self) { _ in MUEngine() }
+            container.register(MUKeeper.self) { r in
+                switch variant {
+                case 0: return MUKeeper(resolver: r)
+                case 1: return MUKeeper(provider: try r.resolve(Provider<MUEngine>.self))
+                default: return MUKeeper(lazy: try r.resolve(Lazy<MUEngine>.self))
+                }
+            }.inObjectScope(.permanent)
+            _ = try container.resolve(MUKeeper.self)
+            return WeakRef(container)
+        }
+        #expect(references.allSatisfy { $0.object != nil })
+        for reference in references { reference.object?.close() }
+        #expect(references.allSatisfy { $0.object == nil }, "close() should break the cycle")
+    }
+}
+
+/// Like `resolutionError`, for use off the test's own thread (records no issue).
+private func resolutionErrorQuietly<Result>(_ body: () throws -> Result) -> ResolutionError? {
+    do {
+        _ = try body()
+        return nil
+    } catch {
+        return error as? ResolutionError
+    }
+}
+
+private final class MUGreeter: Sendable {
+    let name: String
+    let times: Int
+    init(_ name: String, _ times: Int) {
+        self.name = name
+        self.times = times
+    }
+}
+
+private final class MUEngine: @unchecked Sendable {
+    var label: String
+    init(label: String = "") { self.label = label }
+}
+
+private final class MUCar: Sendable {
+    let engine: MUEngine?
+    let spare: MUEngine?
+    init(engine: MUEngine? = nil, spare: MUEngine? = nil) {
+        self.engine = engine
+        self.spare = spare
+    }
+}
+
+private final class MUParent: Sendable {
+    let child: MUChild
+    init(child: MUChild) { self.child = child }
+}
+
+private final class MUChild: @unchecked Sendable {
+    weak var parent: MUParent?
+}
+
+private final class MUKeeper: Sendable {
+    let resolver: (any Resolver)?
+    let provider: Provider<MUEngine>?
+    let lazy: Lazy<MUEngine>?
+    init(resolver: (any Resolver)? = nil, provider: Provider<MUEngine>? = nil, lazy: Lazy<MUEngine>? = nil) {
+        self.resolver = resolver
+        self.provider = provider
+        self.lazy = lazy
+    }
+}
+
+private struct MUPoint: Sendable {
+    let serial: Int
+}

@@ -1,0 +1,85 @@
+import Foundation
+
+/// Runs `body` on a new thread and waits at most `timeout` seconds for it. Returns its result, or `nil` on timeout:
+/// the thread is then left behind, so a deadlock fails the test instead of hanging the run.
+func onAnotherThread<Result: Sendable>(
+    timeout: TimeInterval = 10, _ body: @escaping @Sendable () -> Result
+) -> Result? {
+    let box = Box<Result>()
+    let done = DispatchSemaphore(value: 0)
+    let thread = Thread {
+        box.value = body()
+        done.signal()
+    }
+    thread.stackSize = 8 << 20
+    thread.start()
+    guard done.wait(timeout: .now() + timeout) == .success else { return nil }
+    return box.value
+}
+
+/// Runs `body(index)` on `count` new threads that start together, and waits at most `timeout` seconds for all of
+/// them. `false` on timeout (the threads are left behind): a deadlock fails the test, never hangs it.
+func runThreads(
+    _ count: Int, timeout: TimeInterval, _ body: @escaping @Sendable (_ index: Int) -> Void
+) -> Bool {
+    let started = DispatchGroup()
+    let go = DispatchSemaphore(value: 0)
+    let finished = DispatchGroup()
+    for index in 0..<count {
+        started.enter()
+        finished.enter()
+        let thread = Thread {
+            started.leave()
+            go.wait()
+            body(index)
+            finished.leave()
+        }
+        thread.stackSize = 8 << 20
+        thread.start()
+    }
+    started.wait()
+    for _ in 0..<count { go.signal() }
+    return finished.wait(timeout: .now() + timeout) == .success
+}
+
+/// Collects what worker threads found wrong, for the test to report on its own thread.
+final class ProblemLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+    private var samples: [String] = []
+
+    func check(_ condition: Bool, _ message: @autoclosure () -> String) {
+        if !condition { record(message()) }
+    }
+
+    func record(_ message: String) {
+        lock.withLock {
+            count += 1
+            if samples.count < 8 { samples.append(message) }
+        }
+    }
+
+    var isEmpty: Bool { lock.withLock { count == 0 } }
+
+    var summary: String {
+        lock.withLock { "\(count) problem(s), first ones:\n" + samples.map { "  - \($0)" }.joined(separator: "\n") }
+    }
+}
+
+/// An integer shared between threads.
+final class AtomicCounter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+
+    init() {}
+
+    @discardableResult
+    func add(_ amount: Int = 1) -> Int {
+        lock.withLock {
+            count += amount
+            return count
+        }
+    }
+
+    var value: Int { lock.withLock { count } }
+}
