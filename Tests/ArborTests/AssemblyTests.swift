@@ -140,9 +140,9 @@ private struct Minimal: Assembly {
     }
 }
 
-// MARK: - README example
+// MARK: - Usage example
 
-/// The README's "Assemblies" section, compiled and run.
+/// The usage shown in the documentation ("Assemblies"), compiled and run.
 private enum ReadmeAssemblies {
     protocol HTTPClient: Sendable {}
     struct LiveClient: HTTPClient {}
@@ -152,7 +152,7 @@ private enum ReadmeAssemblies {
         init(client: HTTPClient) { self.client = client }
     }
 
-    // README begin
+    // Example begin
     struct NetworkAssembly: Assembly {
         func assemble(container: Container) {
             container.register(HTTPClient.self) { _ in LiveClient() }.inObjectScope(.permanent)
@@ -174,18 +174,18 @@ private enum ReadmeAssemblies {
             container.register(HTTPClient.self) { _ in StubClient() }
         }
     }
-    // README end
+    // Example end
 
     @Suite struct Example {
         @Test func readme() throws {
-            // README begin
+            // Example begin
             let app = Assembler([NetworkAssembly(), FeedAssembly()])
             let model = try app.resolver.resolve(FeedModel.self)
 
             // A child assembler sees the app's registrations and can override them, e.g. in a test.
             let test = Assembler([StubNetworkAssembly()], parent: app)
             let stubbed = try test.resolver.resolve(FeedModel.self)  // built with StubClient
-            // README end
+            // Example end
 
             #expect(model.client is LiveClient)
             #expect(stubbed.client is StubClient)

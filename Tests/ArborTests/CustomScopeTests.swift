@@ -157,30 +157,30 @@ private final class Checkout {
     }
 }
 
-// MARK: - README example
+// MARK: - Usage example
 
-/// The README's "Scopes of your own" section, compiled and run.
+/// The usage shown in the documentation ("Scopes of your own"), compiled and run.
 private enum ReadmeScopes {
     final class Cart {}
 
     @Suite struct Example {
         @Test func readme() throws {
             let container = Container()
-            // README begin
+            // Example begin
             container.register(Cart.self) { _ in Cart() }.inObjectScope(.session)
 
             let cart = try container.resolve(Cart.self)  // shared like .permanent…
             container.resetObjectScope(.session)  // …until the user logs out
             let next = try container.resolve(Cart.self)  // a new one
-            // README end
+            // Example end
             #expect(cart !== next)
             #expect(try container.resolve(Cart.self) === next)
         }
     }
 }
 
-// README begin
+// Example begin
 extension ObjectScope {
     fileprivate static let session = ObjectScope(name: "session", retention: .strong)
 }
-// README end
+// Example end

@@ -425,9 +425,9 @@ private final class Missing {}
     }
 }
 
-// MARK: - README example
+// MARK: - Usage example
 
-/// The README's "Optional, Lazy and Provider" section, compiled and run.
+/// The usage shown in the documentation ("Optional, Lazy and Provider"), compiled and run.
 private enum ReadmeWrappers {
     protocol Engine: AnyObject {}
     final class V8: Engine {}
@@ -440,7 +440,7 @@ private enum ReadmeWrappers {
         }
     }
 
-    // README begin
+    // Example begin
     final class Car {
         let engine: Lazy<Engine>  // resolved on first use, then kept
         let requests: Provider<Request>  // resolved on every use
@@ -449,7 +449,7 @@ private enum ReadmeWrappers {
             self.requests = requests
         }
     }
-    // README end
+    // Example end
 
     @Suite struct Example {
         @Test func readme() throws {
@@ -458,7 +458,7 @@ private enum ReadmeWrappers {
             container.register(Request.self) { _ in Request() }.inObjectScope(.transient)
             container.register(Greeter.self) { (_, name: String, times: Int) in Greeter(name, times) }
 
-            // README begin
+            // Example begin
             let player = try container.resolve(MediaPlayer?.self)  // nil: no MediaPlayer is registered
 
             container.register(Car.self) { r in Car(engine: try r.resolve(), requests: try r.resolve()) }
@@ -467,7 +467,7 @@ private enum ReadmeWrappers {
             let request = try car.requests.instance  // a new Request on every access
 
             let greeter = try container.resolve(Lazy<Greeter>.self, arguments: "Ann", 2)  // arguments are captured
-            // README end
+            // Example end
 
             #expect(player == nil)
             #expect(try car.engine.instance === engine)

@@ -228,9 +228,9 @@ private func makeContainer(_ label: String, parent: Container? = nil) -> Contain
     #endif
 }
 
-// MARK: - README example
+// MARK: - Usage example
 
-/// The README's "Ambient injection" section, compiled and run.
+/// The usage shown in the documentation ("Ambient injection"), compiled and run.
 private enum ReadmeInjection {
     protocol Engine: Sendable {}
     struct V8: Engine {}
@@ -238,13 +238,13 @@ private enum ReadmeInjection {
     final class Car: Sendable {}
     final class PDFExporter: Sendable {}
 
-    // README begin
+    // Example begin
     final class CarViewModel {
         @Inject var engine: Engine  // resolved when the model is created
         @Inject(name: "sports") var sportsCar: Car
         @LazyInject var exporter: PDFExporter  // resolved on first access
     }
-    // README end
+    // Example end
 
     @Suite(.serialized) struct Example {
         @Test func readme() throws {
@@ -253,7 +253,7 @@ private enum ReadmeInjection {
                 Container.current.unregister(Car.self, name: "sports")
                 Container.current.unregister(PDFExporter.self)
             }
-            // README begin
+            // Example begin
             // At start-up, register in the process-wide root (or `Assembler([...], container: .current)`).
             Container.current.register(Engine.self) { _ in V8() }
             Container.current.register(Car.self, name: "sports") { _ in Car() }
@@ -264,7 +264,7 @@ private enum ReadmeInjection {
             let test = Container.current.makeChild()
             test.register(Engine.self) { _ in TestEngine() }
             let tested = Container.$current.withValue(test) { CarViewModel() }  // tested.engine is a TestEngine
-            // README end
+            // Example end
 
             #expect(model.engine is V8)
             #expect(tested.engine is TestEngine)
