@@ -112,6 +112,15 @@ public final class Container: Resolver, @unchecked Sendable {
         return lookup
     }
 
+    /// The instance a strong registration of this container holds under `key`, if any: a look-up that builds no
+    /// `Lookup` (measured: a fifth of a cached permanent resolve).
+    private func heldInstance(for key: ServiceKey) -> StoredValue? {
+        registry.withLock { registry in
+            guard !registry.isClosed, let storage = registry.entries[key]?.storage else { return nil }
+            return storage.heldValueLocked()
+        }
+    }
+
     /// Caches where an ancestor's registration was found, unless an ancestor's registrations changed meanwhile.
     private func remember(_ entry: ServiceEntry, in owner: Container, for key: ServiceKey, generation: Int) {
         registry.withLock { registry in
@@ -247,6 +256,8 @@ public final class Container: Resolver, @unchecked Sendable {
     /// ```
     public func resolve<Service>(_ serviceType: Service.Type, name: String?) throws -> Service {
         let key = ServiceKey(serviceType: serviceType, name: name, argumentsType: Void.self)
+        // Fastest path: a permanent instance this container holds itself.
+        if let held = heldInstance(for: key) { return held.load(as: Service.self) }
         return try Resolution.resolve(key, in: self) { entry, resolution, depth in
             guard let entry else { return try resolution.derive(Service.self, name: name, depth: depth) }
             return try entry.make(resolution, as: Service.self)
