@@ -27,9 +27,7 @@ extension Container {
         let key = ServiceKey(serviceType: serviceType, name: name, argumentsType: Void.self)
         let token = RegistrationToken()
         add(
-            NullaryEntry(
-                key: key, token: token, scope: defaultScope, hooks: [],
-                storage: InstanceStorage.make(for: defaultScope, lock: registry), factory: factory))
+            NullaryEntry(key: key, token: token, configuration: initialConfiguration, factory: factory))
         return Registration(container: self, key: key, token: token)
     }
 
@@ -52,9 +50,13 @@ extension Container {
         let token = RegistrationToken()
         add(
             FactoryEntry<Service, FirstArgument, repeat each Argument>(
-                key: key, token: token, scope: defaultScope, hooks: [],
-                storage: InstanceStorage.make(for: defaultScope, lock: registry), factory: factory))
+                key: key, token: token, configuration: initialConfiguration, factory: factory))
         return Registration(container: self, key: key, token: token)
+    }
+
+    /// A new registration's configuration: the container's default scope, and a storage if it needs one.
+    private var initialConfiguration: EntryConfiguration {
+        EntryConfiguration(scope: defaultScope, storage: InstanceStorage.make(for: defaultScope, lock: registry))
     }
 
     /// Registers an existing instance, shared like a ``ObjectScope/permanent`` service.

@@ -197,12 +197,12 @@ public final class Container: Resolver, @unchecked Sendable {
     ) {
         let (replaced, released): (ServiceEntry?, ReleasedInstance?) = registry.withLock { registry in
             guard let entry = registry.entries[key], entry.token === token else { return (nil, nil) }
-            let reconfigured = entry.reconfigured(
-                scope: scope ?? entry.scope,
-                hooks: addingHook.map { entry.hooks + [$0] } ?? entry.hooks,
-                releaseHooks: addingReleaseHook.map { entry.releaseHooks + [$0] } ?? entry.releaseHooks,
-                isShortLived: shortLived ?? entry.isShortLived,
-                lock: self.registry)
+            let reconfigured = entry.reconfigured(lock: self.registry) { configuration in
+                if let scope { configuration.scope = scope }
+                if let addingHook { configuration.hooks.append(addingHook) }
+                if let addingReleaseHook { configuration.releaseHooks.append(addingReleaseHook) }
+                if let shortLived { configuration.isShortLived = shortLived }
+            }
             registry.entries.insert(reconfigured)
             // A new scope gets a new storage: the old one's instance is dropped.
             let dropped = reconfigured.storage !== entry.storage ? entry.storage?.releaseLocked() : nil

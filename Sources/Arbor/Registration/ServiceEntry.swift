@@ -11,42 +11,46 @@
 class ServiceEntry: @unchecked Sendable {
     let key: ServiceKey
     let token: RegistrationToken
-    let scope: ObjectScope
-    let hooks: [InitHook]
-    /// Run when the container drops an instance it holds strongly (`onRelease`).
-    let releaseHooks: [ReleaseHook]
-    /// Set by `shortLived()`: `validate()` reports a permanent service that resolves it.
-    let isShortLived: Bool
-    /// Where permanent and weak instances live; `nil` for transient and graph scopes.
-    let storage: InstanceStorage?
+    let configuration: EntryConfiguration
 
-    init(
-        key: ServiceKey,
-        token: RegistrationToken,
-        scope: ObjectScope,
-        hooks: [InitHook],
-        releaseHooks: [ReleaseHook] = [],
-        isShortLived: Bool = false,
-        storage: InstanceStorage?
-    ) {
+    init(key: ServiceKey, token: RegistrationToken, configuration: EntryConfiguration) {
         self.key = key
         self.token = token
-        self.scope = scope
-        self.hooks = hooks
-        self.releaseHooks = releaseHooks
-        self.isShortLived = isShortLived
-        self.storage = storage
+        self.configuration = configuration
     }
 
-    /// A copy with another configuration. Keeps the instance storage (and the instance) while the scope stays.
-    func reconfigured(
-        scope: ObjectScope,
-        hooks: [InitHook],
-        releaseHooks: [ReleaseHook],
-        isShortLived: Bool,
-        lock: Protected<Registry>
-    ) -> ServiceEntry {
-        preconditionFailure("Every entry is a NullaryEntry or a FactoryEntry.")
+    final var scope: ObjectScope { configuration.scope }
+    final var hooks: [InitHook] { configuration.hooks }
+    final var releaseHooks: [ReleaseHook] { configuration.releaseHooks }
+    final var isShortLived: Bool { configuration.isShortLived }
+    final var storage: InstanceStorage? { configuration.storage }
+
+    /// The same factory with another identity and configuration. Each subclass builds its own type here, and
+    /// nothing else: reconfiguring and copying are built on it.
+    func with(_ configuration: EntryConfiguration, token: RegistrationToken) -> ServiceEntry {
+        preconditionFailure("Every entry is a NullaryEntry, a FactoryEntry or a ForwardEntry.")
+    }
+
+    /// A copy with a changed configuration, for the same registration. Keeps the instance storage (and the
+    /// instance) while the scope stays. Call with the container's lock held.
+    final func reconfigured(lock: Protected<Registry>, _ change: (inout EntryConfiguration) -> Void) -> ServiceEntry {
+        var changed = configuration
+        change(&changed)
+        if changed.scope == scope, let storage {
+            storage.setReleaseHooksLocked(changed.releaseHooks)
+        } else {
+            changed.storage = InstanceStorage.make(for: changed.scope, releaseHooks: changed.releaseHooks, lock: lock)
+        }
+        return with(changed, token: token)
+    }
+
+    /// A copy for another container, with an empty storage of its own: how `validate()` resolves without touching
+    /// the real container's instances. Release hooks are not copied: the copies are dropped without closing.
+    func copy(for owner: Container) -> ServiceEntry {
+        var copied = configuration
+        copied.releaseHooks = []
+        copied.storage = InstanceStorage.make(for: scope, lock: owner.registry)
+        return with(copied, token: RegistrationToken())
     }
 
     /// Builds an instance of a registration without runtime arguments. `Service` is the key's service type.
@@ -60,12 +64,6 @@ class ServiceEntry: @unchecked Sendable {
         preconditionFailure("Only a FactoryEntry is found under a key with arguments.")
     }
 
-    /// A copy for another container, with an empty storage of its own: how `validate()` resolves without touching
-    /// the real container's instances.
-    func copy(for owner: Container) -> ServiceEntry {
-        preconditionFailure("Every entry is a NullaryEntry, a FactoryEntry or a ForwardEntry.")
-    }
-
     /// Resolves the entry's key from `container`, with its own types: how `validate()` checks a registration that
     /// needs no runtime arguments.
     func validate(in container: Container) throws {
@@ -74,18 +72,18 @@ class ServiceEntry: @unchecked Sendable {
 
     /// For a forward (`implements`): the key of the registration it forwards to. `nil` for everything else.
     var forwardTarget: ServiceKey? { nil }
+}
 
-    final func storage(
-        for newScope: ObjectScope,
-        releaseHooks: [ReleaseHook],
-        lock: Protected<Registry>
-    ) -> InstanceStorage? {
-        guard newScope == scope, let storage else {
-            return InstanceStorage.make(for: newScope, releaseHooks: releaseHooks, lock: lock)
-        }
-        storage.setReleaseHooksLocked(releaseHooks)  // Reconfiguring runs under the container's lock.
-        return storage
-    }
+/// How a registration is configured: everything `Registration`'s chained calls change.
+struct EntryConfiguration {
+    var scope: ObjectScope
+    var hooks: [InitHook] = []
+    /// Run when the container drops an instance it holds strongly (`onRelease`).
+    var releaseHooks: [ReleaseHook] = []
+    /// Set by `shortLived()`: `validate()` reports a permanent service that resolves it.
+    var isShortLived = false
+    /// Where permanent and weak instances live; `nil` for transient and graph scopes.
+    var storage: InstanceStorage?
 }
 
 /// The entry of a service whose factory takes no runtime arguments.
@@ -95,17 +93,15 @@ final class NullaryEntry<Produced>: ServiceEntry, @unchecked Sendable {
     init(
         key: ServiceKey,
         token: RegistrationToken,
-        scope: ObjectScope,
-        hooks: [InitHook],
-        releaseHooks: [ReleaseHook] = [],
-        isShortLived: Bool = false,
-        storage: InstanceStorage?,
+        configuration: EntryConfiguration,
         factory: @escaping @Sendable (any Resolver) throws -> Produced
     ) {
         self.factory = factory
-        super.init(
-            key: key, token: token, scope: scope, hooks: hooks, releaseHooks: releaseHooks,
-            isShortLived: isShortLived, storage: storage)
+        super.init(key: key, token: token, configuration: configuration)
+    }
+
+    override func with(_ configuration: EntryConfiguration, token: RegistrationToken) -> ServiceEntry {
+        NullaryEntry(key: key, token: token, configuration: configuration, factory: factory)
     }
 
     override func make<Service>(_ resolver: any Resolver, as _: Service.Type) throws -> Service {
@@ -113,27 +109,8 @@ final class NullaryEntry<Produced>: ServiceEntry, @unchecked Sendable {
         unsafeBitCast(try factory(resolver), to: Service.self)
     }
 
-    override func reconfigured(
-        scope newScope: ObjectScope,
-        hooks newHooks: [InitHook],
-        releaseHooks newReleaseHooks: [ReleaseHook],
-        isShortLived newShortLived: Bool,
-        lock: Protected<Registry>
-    ) -> ServiceEntry {
-        NullaryEntry(
-            key: key, token: token, scope: newScope, hooks: newHooks, releaseHooks: newReleaseHooks,
-            isShortLived: newShortLived, storage: storage(for: newScope, releaseHooks: newReleaseHooks, lock: lock),
-            factory: factory)
-    }
-
     override func validate(in container: Container) throws {
         _ = try container.resolve(Produced.self, name: key.name)
-    }
-
-    override func copy(for owner: Container) -> ServiceEntry {
-        NullaryEntry(
-            key: key, token: RegistrationToken(), scope: scope, hooks: hooks, isShortLived: isShortLived,
-            storage: InstanceStorage.make(for: scope, lock: owner.registry), factory: factory)
     }
 }
 
@@ -149,11 +126,7 @@ final class FactoryEntry<Produced, each Argument>: ServiceEntry, @unchecked Send
     init(
         key: ServiceKey,
         token: RegistrationToken,
-        scope: ObjectScope,
-        hooks: [InitHook],
-        releaseHooks: [ReleaseHook] = [],
-        isShortLived: Bool = false,
-        storage: InstanceStorage?,
+        configuration: EntryConfiguration,
         factory: @escaping @Sendable (any Resolver, repeat each Argument) throws -> Produced
     ) {
         self.factory = factory
@@ -161,32 +134,15 @@ final class FactoryEntry<Produced, each Argument>: ServiceEntry, @unchecked Send
             let arguments = pointer.assumingMemoryBound(to: (repeat each Argument).self).pointee
             return try factory(resolver, repeat each arguments)
         }
-        super.init(
-            key: key, token: token, scope: scope, hooks: hooks, releaseHooks: releaseHooks,
-            isShortLived: isShortLived, storage: storage)
+        super.init(key: key, token: token, configuration: configuration)
+    }
+
+    override func with(_ configuration: EntryConfiguration, token: RegistrationToken) -> ServiceEntry {
+        FactoryEntry(key: key, token: token, configuration: configuration, factory: factory)
     }
 
     override func make(_ resolver: any Resolver, arguments: UnsafeRawPointer) throws -> Any {
         try factoryTakingTuple(resolver, arguments)
-    }
-
-    override func reconfigured(
-        scope newScope: ObjectScope,
-        hooks newHooks: [InitHook],
-        releaseHooks newReleaseHooks: [ReleaseHook],
-        isShortLived newShortLived: Bool,
-        lock: Protected<Registry>
-    ) -> ServiceEntry {
-        FactoryEntry(
-            key: key, token: token, scope: newScope, hooks: newHooks, releaseHooks: newReleaseHooks,
-            isShortLived: newShortLived, storage: storage(for: newScope, releaseHooks: newReleaseHooks, lock: lock),
-            factory: factory)
-    }
-
-    override func copy(for owner: Container) -> ServiceEntry {
-        FactoryEntry(
-            key: key, token: RegistrationToken(), scope: scope, hooks: hooks, isShortLived: isShortLived,
-            storage: InstanceStorage.make(for: scope, lock: owner.registry), factory: factory)
     }
 }
 
@@ -207,7 +163,7 @@ class ForwardingEntry: ServiceEntry, @unchecked Sendable {
         self.target = target
         self.owner = owner
         self.validator = validator
-        super.init(key: key, token: RegistrationToken(), scope: .transient, hooks: [], storage: nil)
+        super.init(key: key, token: RegistrationToken(), configuration: EntryConfiguration(scope: .transient))
     }
 
     final override var forwardTarget: ServiceKey? { target }
@@ -216,14 +172,8 @@ class ForwardingEntry: ServiceEntry, @unchecked Sendable {
         try validator?(container)
     }
 
-    final override func reconfigured(
-        scope: ObjectScope,
-        hooks: [InitHook],
-        releaseHooks: [ReleaseHook],
-        isShortLived: Bool,
-        lock: Protected<Registry>
-    ) -> ServiceEntry {
-        self  // Configuring a registration configures its target; the forward follows.
+    override func with(_ configuration: EntryConfiguration, token: RegistrationToken) -> ServiceEntry {
+        self  // Configuring a registration configures its target; the forward follows. (`copy` is overridden.)
     }
 
     final override func make<Service>(_ resolver: any Resolver, as _: Service.Type) throws -> Service {
