@@ -256,7 +256,9 @@ public final class Container: Resolver, @unchecked Sendable {
     /// ```
     public func resolve<Service>(_ serviceType: Service.Type, name: String?) throws -> Service {
         let key = ServiceKey(serviceType: serviceType, name: name, argumentsType: Void.self)
-        // Fastest path: a permanent instance this container holds itself.
+        // Fastest path: a permanent instance this container holds itself. A miss probes the table once more in
+        // `Resolution.resolve`; measured (callgrind, per resolve): a held permanent 654 → 426 instructions, a
+        // transient 1,904 → 2,124. Folding the check into `lookupForResolution` instead cost both (509 and 2,104).
         if let held = heldInstance(for: key) { return held.load(as: Service.self) }
         return try Resolution.resolve(key, in: self) { entry, resolution, depth in
             guard let entry else { return try resolution.derive(Service.self, name: name, depth: depth) }
