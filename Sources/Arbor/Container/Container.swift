@@ -28,6 +28,14 @@ public final class Container: Resolver, @unchecked Sendable {
     /// container's permanent and weak registrations hold (see ``InstanceStorage``).
     let registry = Protected.make(Registry())
 
+    /// Changes, to a number no container had before, whenever what a look-up starting here finds may have
+    /// changed: this container's registrations or settings, or an ancestor's registrations. Threads validate
+    /// their cached look-ups against it (``LookupCache``).
+    let version = AtomicWord(UniqueNumber.next())
+    /// Identifies the tree: a number the root got when it was made, which threads resolving in the tree publish
+    /// (``ResolvingThreads``). Never 0 or 1.
+    let root: Int
+
     /// Makes a container.
     ///
     /// ```swift
@@ -38,6 +46,7 @@ public final class Container: Resolver, @unchecked Sendable {
     public init(parent: Container? = nil, defaultScope: ObjectScope = .graph) {
         self.parent = parent
         self.defaultScope = defaultScope
+        root = parent?.root ?? UniqueNumber.next()
         if let parent {
             // Join the parent's subtree: inherit the leak trackers that watch it, and let later ones find us.
             let (diagnostics, isClosed) = parent.registry.withLock { registry in
@@ -49,6 +58,33 @@ public final class Container: Resolver, @unchecked Sendable {
                 registry.diagnostics = diagnostics.map { Diagnostics(trackers: $0.trackers, observer: nil) }
                 registry.isClosed = isClosed
             }
+            changed()
+        }
+    }
+
+    deinit {
+        version.deallocate()
+    }
+
+    /// Invalidates every thread's cached look-ups that start in this container. Call after the change.
+    func changed() {
+        version.storeInTotalOrder(UniqueNumber.next())
+    }
+
+    /// Frees entries that left the registry once no thread can still be resolving with them, and keeps them
+    /// until then (``ResolvingThreads``). Call after `changed()` and `invalidateDescendantCaches()`, without the
+    /// lock: freeing an entry frees what its factory captured, whose deinit may use the container.
+    func retire(_ entries: [ServiceEntry]) {
+        let waiting = registry.withLock { registry in
+            registry.retired += entries
+            defer { registry.retired = [] }
+            return registry.retired
+        }
+        guard !waiting.isEmpty else { return }
+        if ResolvingThreads.shared.noneResolving(in: root) {
+            withExtendedLifetime(waiting) {}
+        } else {
+            registry.withLock { $0.retired += waiting }
         }
     }
 
@@ -67,58 +103,43 @@ public final class Container: Resolver, @unchecked Sendable {
     /// A limit of 0 allows only services without dependencies; negative values count as 0.
     public var maxResolutionDepth: Int {
         get { registry.withLock { $0.depthLimit } }
-        set { registry.withLock { $0.depthLimit = max(0, newValue) } }
+        set {
+            registry.withLock { $0.depthLimit = max(0, newValue) }
+            changed()
+        }
     }
 
     // MARK: Looking up
 
-    /// The look-up a resolve starts with: the entry, the instance its permanent or weak storage holds, and this
-    /// container's depth limit, each read under the lock of the container that has it.
+    /// The look-up a resolve makes when its thread's ``LookupCache`` has nothing valid: the registration and the
+    /// container that holds it, and this container's settings, each read under the lock of the container that has
+    /// it. `version` is read first, so a change racing with the look-up leaves what it finds stale, never wrong.
     func lookupForResolution(_ key: ServiceKey) -> Lookup {
+        let version = self.version.loadInTotalOrder()
         var generation = 0
         var lookup = registry.withLock { registry in
             var lookup = Lookup(
-                entry: registry.entries[key], owner: self, depthLimit: registry.depthLimit,
-                isClosed: registry.isClosed, diagnostics: registry.diagnostics)
-            if lookup.entry == nil, let cached = registry.inherited[key] {
-                lookup.entry = cached.entry
-                lookup.owner = cached.owner
+                version: version, depthLimit: registry.depthLimit, isClosed: registry.isClosed,
+                diagnostics: registry.diagnostics)
+            if let entry = registry.entries[key] {
+                lookup.found = Found(entry: Unmanaged.passUnretained(entry), owner: self)
+            } else if let cached = registry.inherited[key] {
+                lookup.found = Found(entry: Unmanaged.passUnretained(cached.entry), owner: cached.owner)
             }
             generation = registry.inheritedGeneration
             return lookup
         }
-        if let entry = lookup.entry {
-            // Found here, or found earlier in an ancestor: its held instance is read under the owner's lock.
-            if lookup.owner !== self, entry.storage != nil {
-                lookup.owner.registry.withLock { _ in lookup.readHeld(from: entry) }
-            }
-            return lookup
-        }
+        if lookup.found != nil { return lookup }
         var container = self
         while let parent = container.parent {
             container = parent
-            let found = container.registry.withLock { registry in
-                let entry = registry.entries[key]
-                lookup.readHeld(from: entry)
-                return entry
-            }
-            if let found {
-                lookup.entry = found
-                lookup.owner = container
-                remember(found, in: container, for: key, generation: generation)
+            if let entry = container.registry.withLock({ $0.entries[key] }) {
+                lookup.found = Found(entry: Unmanaged.passUnretained(entry), owner: container)
+                remember(entry, in: container, for: key, generation: generation)
                 return lookup
             }
         }
         return lookup
-    }
-
-    /// The instance a strong registration of this container holds under `key`, if any: a look-up that builds no
-    /// `Lookup` (measured: a fifth of a cached permanent resolve).
-    private func heldInstance(for key: ServiceKey) -> StoredValue? {
-        registry.withLock { registry in
-            guard !registry.isClosed, let storage = registry.entries[key]?.storage else { return nil }
-            return storage.heldValueLocked()
-        }
     }
 
     /// Caches where an ancestor's registration was found, unless an ancestor's registrations changed meanwhile.
@@ -140,6 +161,7 @@ public final class Container: Resolver, @unchecked Sendable {
                 return registry.inherited
             }
             withExtendedLifetime(dropped) {}
+            child.changed()
             child.invalidateDescendantCaches()
         }
     }
@@ -152,6 +174,7 @@ public final class Container: Resolver, @unchecked Sendable {
                 trackers: trackers + [WeakTracker(tracker: tracker)], observer: registry.diagnostics?.observer)
             return registry.children.compactMap(\.container)
         }
+        changed()
         for child in children { child.attach(tracker) }
     }
 
@@ -173,17 +196,19 @@ public final class Container: Resolver, @unchecked Sendable {
 
     // MARK: Changing registrations
 
-    // Entries that leave the registry are released after the lock is: releasing one may release the instance
-    // it held, and that instance's deinit may well use the container.
+    // An entry that leaves the registry is retired: freed once no thread can be resolving with it from its
+    // look-up cache (see `retire`). The instance it held is released at once, after the lock: that instance's
+    // deinit may well use the container.
 
     func add(_ entry: ServiceEntry) {
         let (replaced, released, hasChildren) = registry.withLock { registry in
             let replaced = registry.entries.insert(entry)
             return (replaced, replaced?.storage?.releaseLocked(), !registry.children.isEmpty)
         }
+        changed()
         if hasChildren { invalidateDescendantCaches() }
         ReleasedInstance.run(released.map { [$0] } ?? [])
-        withExtendedLifetime(replaced) {}
+        if let replaced { retire([replaced]) }
     }
 
     /// Gives a registration another scope, or one more hook, if the container still holds that registration.
@@ -208,9 +233,11 @@ public final class Container: Resolver, @unchecked Sendable {
             let dropped = reconfigured.storage !== entry.storage ? entry.storage?.releaseLocked() : nil
             return (entry, dropped)
         }
-        if replaced != nil { invalidateDescendantCaches() }
+        guard let replaced else { return }
+        changed()
+        invalidateDescendantCaches()
         ReleasedInstance.run(released.map { [$0] } ?? [])
-        withExtendedLifetime(replaced) {}
+        retire([replaced])
     }
 
     func entry(_ key: ServiceKey, token: RegistrationToken) -> ServiceEntry? {
@@ -231,9 +258,11 @@ public final class Container: Resolver, @unchecked Sendable {
             let removed = registry.entries.removeAll(where: shouldRemove)
             return (removed, removed.compactMap { $0.storage?.releaseLocked() })
         }
-        if !removed.isEmpty { invalidateDescendantCaches() }
+        guard !removed.isEmpty else { return }
+        changed()
+        invalidateDescendantCaches()
         ReleasedInstance.run(released)
-        withExtendedLifetime(removed) {}
+        retire(removed)
     }
 
     /// Marks this container and its descendants closed, and hands back the instances they held.
@@ -244,6 +273,7 @@ public final class Container: Resolver, @unchecked Sendable {
             let released = registry.entries.values.compactMap { $0.storage?.releaseLocked() }
             return (released, registry.children.compactMap(\.container))
         }
+        changed()
         return released + children.flatMap { $0.closeSubtree() }
     }
 
@@ -256,13 +286,9 @@ public final class Container: Resolver, @unchecked Sendable {
     /// ```
     public func resolve<Service>(_ serviceType: Service.Type, name: String?) throws -> Service {
         let key = ServiceKey(serviceType: serviceType, name: name, argumentsType: Void.self)
-        // Fastest path: a permanent instance this container holds itself. A miss probes the table once more in
-        // `Resolution.resolve`; measured (callgrind, per resolve): a held permanent 654 → 426 instructions, a
-        // transient 1,904 → 2,124. Folding the check into `lookupForResolution` instead cost both (509 and 2,104).
-        if let held = heldInstance(for: key) { return held.load(as: Service.self) }
         return try Resolution.resolve(key, in: self) { entry, resolution, depth in
             guard let entry else { return try resolution.derive(Service.self, name: name, depth: depth) }
-            return try entry.make(resolution, as: Service.self)
+            return try entry._withUnsafeGuaranteedRef { try $0.make(resolution, as: Service.self) }
         }
     }
 
@@ -284,7 +310,7 @@ public final class Container: Resolver, @unchecked Sendable {
             guard let entry else {
                 return try resolution.derive(Service.self, name: name, depth: depth, arguments: repeat each arguments)
             }
-            return try resolution.make(entry, as: Service.self, arguments: repeat each arguments)
+            return try resolution.make(entry.takeUnretainedValue(), as: Service.self, arguments: repeat each arguments)
         }
     }
 }
@@ -315,6 +341,10 @@ struct Registry {
     var inherited: [ServiceKey: InheritedEntry] = [:]
     /// Bumped whenever an ancestor's registrations change and `inherited` is cleared.
     var inheritedGeneration = 0
+    /// Entries that left `entries` while threads were resolving, which may still use them from their look-up
+    /// caches: freed at a later change when no thread resolves, or with the container (see `Container.retire`).
+    /// Their instances were released when they left.
+    var retired: [ServiceEntry] = []
 }
 
 /// What watches a container's resolutions: leak trackers, and `validate()`'s observer. Immutable: a change makes a
@@ -340,42 +370,47 @@ struct WeakContainer {
     weak var container: Container?
 }
 
-/// What a look-up found: the registration, the container that holds it, and the instance it holds, if any.
+/// What a look-up found: the registration, and the container that holds it.
+///
+/// Both unretained: a container keeps every entry it held while a thread may still resolve with it (see
+/// ``ResolvingThreads``), and the owner is the container the look-up started in or one of its ancestors, which the
+/// caller keeps alive. (Measured: retaining them was a tenth of a resolve, and two threads retaining the same
+/// entries slowed each other down.)
+struct Found {
+    let entry: Unmanaged<ServiceEntry>
+    unowned(unsafe) let owner: Container
+
+    var shape: ServiceEntry.Shape { entry._withUnsafeGuaranteedRef { $0.shape } }
+    var identity: ObjectIdentifier { entry._withUnsafeGuaranteedRef { $0.identity } }
+
+    /// The instance the registration's permanent or weak storage holds, if any, read under the owner's lock.
+    ///
+    /// Not generic: a `Service?` in the resolve's unspecialised code costs a generic-metadata look-up for
+    /// `Optional<Service>` on every call, hit or not (measured: a third of a transient resolve).
+    func held() -> HeldInstance? {
+        entry._withUnsafeGuaranteedRef { entry in
+            guard let storage = entry.storage else { return nil }
+            return owner.registry.withLock { _ in storage.heldLocked() }
+        }
+    }
+}
+
+/// What a look-up without the cache found, with the settings of the container it started in.
 struct Lookup: ~Copyable {
-    var entry: ServiceEntry?
-    /// `unowned(unsafe)`: the container is the one the look-up started in or one of its ancestors, which the
-    /// caller keeps alive. (Measured: the retain and release were a tenth of a look-up.)
-    unowned(unsafe) var owner: Container
-    /// A strong storage's instance.
-    var heldValue: StoredValue?
-    /// A weak storage's instance.
-    var heldObject: AnyObject?
+    var found: Found?
+    /// The starting container's version, read before the look-up.
+    let version: Int
     /// The depth limit of the container the look-up started in.
     let depthLimit: Int
-    /// What watches the container the look-up started in: usually nothing.
-    let diagnostics: Diagnostics?
     /// Whether the container the look-up started in was closed.
     let isClosed: Bool
+    /// What watches the container the look-up started in: usually nothing.
+    let diagnostics: Diagnostics?
 
-    init(
-        entry: ServiceEntry?,
-        owner: Container,
-        depthLimit: Int,
-        isClosed: Bool,
-        diagnostics: Diagnostics?
-    ) {
-        self.entry = entry
-        self.owner = owner
+    init(version: Int, depthLimit: Int, isClosed: Bool, diagnostics: Diagnostics?) {
+        self.version = version
         self.depthLimit = depthLimit
         self.isClosed = isClosed
         self.diagnostics = diagnostics
-        readHeld(from: entry)
-    }
-
-    /// Reads the instance `entry`'s storage holds. Call with the owning container's lock held.
-    mutating func readHeld(from entry: ServiceEntry?) {
-        guard let storage = entry?.storage else { return }
-        heldValue = storage.heldValueLocked()
-        heldObject = storage.heldObjectLocked()
     }
 }

@@ -223,6 +223,7 @@ extension Container {
                 registry.diagnostics = Diagnostics(trackers: [], observer: observer)
                 registry.depthLimit = depthLimit
             }
+            shadow.changed()
             for entry in original.entries { shadow.add(entry.copy(for: shadow)) }
             copy = shadow
         }

@@ -12,11 +12,33 @@ class ServiceEntry: @unchecked Sendable {
     let key: ServiceKey
     let token: RegistrationToken
     let configuration: EntryConfiguration
+    /// What a resolve needs to know first, read without touching the configuration.
+    let shape: Shape
+    let hasHooks: Bool
+    /// The token's identity: what tells registrations apart in a graph.
+    let identity: ObjectIdentifier
+
+    /// How a resolve treats the entry.
+    enum Shape {
+        /// Builds every time.
+        case transient
+        /// Shares one instance per resolution.
+        case graph
+        /// Shares the instance its storage holds (permanent and weak scopes).
+        case held
+    }
 
     init(key: ServiceKey, token: RegistrationToken, configuration: EntryConfiguration) {
         self.key = key
         self.token = token
         self.configuration = configuration
+        switch configuration.scope.storage {
+        case .none: shape = .transient
+        case .graph: shape = .graph
+        case .strong, .weak: shape = .held
+        }
+        hasHooks = !configuration.hooks.isEmpty
+        identity = ObjectIdentifier(token)
     }
 
     final var scope: ObjectScope { configuration.scope }

@@ -1,3 +1,18 @@
+/// An instance a permanent or weak storage holds.
+enum HeldInstance {
+    case value(StoredValue)
+    case object(AnyObject)
+
+    /// The instance as the `Service` of the registration's key, which is what its factory returned.
+    @inline(__always)
+    func load<Service>(as _: Service.Type) -> Service {
+        switch self {
+        case .value(let value): value.load(as: Service.self)
+        case .object(let object): object as! Service  // A weak storage holds its own `Service`.
+        }
+    }
+}
+
 /// Where a permanent or weak registration keeps its instance, and how that instance gets built exactly once.
 ///
 /// A storage goes `empty → building → holding`. While one resolution builds the instance, others that need it
@@ -57,6 +72,13 @@ final class InstanceStorage: @unchecked Sendable {
     func heldValueLocked() -> StoredValue? {
         guard case .holding = state, retention == .strong else { return nil }
         return value
+    }
+
+    /// The instance held, if any. Call with the lock held.
+    func heldLocked() -> HeldInstance? {
+        guard case .holding = state else { return nil }
+        if let value { return .value(value) }
+        return weakObject.map { .object($0) }
     }
 
     /// The instance held by a storage with weak retention, while something else keeps it alive.

@@ -19,6 +19,8 @@
 final class Resolution: Resolver, @unchecked Sendable {
     /// The thread the resolution runs on; only it touches the state below.
     let thread: ThreadID
+    /// The thread's look-up cache, shared by the resolutions that run on it.
+    let cache: LookupCache
     /// Everything else, behind a pointer: the resolution is used from one thread only, so the dynamic exclusivity
     /// checks Swift makes on a class's stored properties buy nothing here (measured: they were a quarter of the
     /// cost of resolving a transient service without dependencies).
@@ -62,12 +64,16 @@ final class Resolution: Resolver, @unchecked Sendable {
     /// How a resolve calls its registration's factory, with the resolve's runtime arguments if any. Called with
     /// `nil` when nothing is registered under the key: then it derives the service (``DerivedService``) at the
     /// given depth, or throws ``NotDerivable``.
-    typealias Invocation<Service> = (ServiceEntry?, Resolution, Int) throws -> Service
+    typealias Invocation<Service> = (Unmanaged<ServiceEntry>?, Resolution, Int) throws -> Service
 
+    /// A service whose factory is running. Trivial, so pushing and popping one retains nothing.
     private struct Frame {
-        let key: ServiceKey
+        /// Unretained: the container keeps it (see ``LookupCache``).
+        let entry: Unmanaged<ServiceEntry>
         let slot: GraphSlot
         let storage: ObjectScope.Storage
+
+        var key: ServiceKey { entry._withUnsafeGuaranteedRef { $0.key } }
     }
 
     private struct PendingHook {
@@ -79,10 +85,11 @@ final class Resolution: Resolver, @unchecked Sendable {
         let storage: ObjectScope.Storage
     }
 
-    private init(origin: Container) {
+    init(origin: Container, cache: LookupCache) {
         state = .allocate(capacity: 1)
         state.initialize(to: State(origin: origin, context: origin))
         thread = .current
+        self.cache = cache
     }
 
     deinit {
@@ -101,19 +108,15 @@ final class Resolution: Resolver, @unchecked Sendable {
         in container: Container,
         invoke: Invocation<Service>
     ) throws -> Service {
-        let lookup = container.lookupForResolution(key)
-        if lookup.isClosed { throw ResolutionError(.containerClosed, key: key, path: [key]) }
-        // Fast path: an instance a permanent or weak registration already holds needs no resolution at all.
-        if let held = lookup.heldValue { return held.load(as: Service.self) }
-        if let held = lookup.heldObject { return held as! Service }  // A weak storage holds its own `Service`.
+        var resolution = ResolutionPool.take(for: container)
+        let cache = resolution.cache
+        cache.beginResolving(in: container)
+        defer { cache.endResolving() }
         var retries = 0
         while true {
-            var resolution = ResolutionPool.take() ?? Resolution(origin: container)
-            resolution.begin(
-                in: container, maxDepth: lookup.depthLimit, diagnostics: lookup.diagnostics)
             do {
                 defer { ResolutionPool.recycle(&resolution) }
-                return try resolution.run(key, lookup: lookup, invoke: invoke)
+                return try resolution.resolveTopLevel(key, in: container, invoke: invoke)
             } catch is DeadlockRetry {
                 // Another thread is building an instance this one needs, and waits for one this one built.
                 // Everything this attempt claimed is released; give the other thread time to finish.
@@ -128,8 +131,37 @@ final class Resolution: Resolver, @unchecked Sendable {
                             """)
                 }
                 pauseBriefly(attempt: retries)
+                resolution = ResolutionPool.take(for: container)
             }
         }
+    }
+
+    /// One attempt at a top-level resolve, in this idle resolution.
+    private func resolveTopLevel<Service>(
+        _ key: ServiceKey,
+        in container: Container,
+        invoke: Invocation<Service>
+    ) throws -> Service {
+        let found: Found?
+        let depthLimit: Int
+        var diagnostics: Diagnostics?
+        if let slot = cache.hit(key, in: container) {
+            if slot.pointee.isClosed { throw ResolutionError(.containerClosed, key: key, path: [key]) }
+            found = Found(entry: slot.pointee.entry!, owner: slot.pointee.owner!)
+            depthLimit = slot.pointee.depthLimit
+            if slot.pointee.diagnostics != nil { diagnostics = slot.pointee.diagnostics }
+        } else {
+            let lookup = container.lookupForResolution(key)
+            if lookup.isClosed { throw ResolutionError(.containerClosed, key: key, path: [key]) }
+            found = lookup.found
+            depthLimit = lookup.depthLimit
+            diagnostics = lookup.diagnostics
+            if let found { cache.store(key, in: container, version: lookup.version, found: found, lookup: lookup) }
+        }
+        // Fast path: an instance a permanent or weak registration already holds needs no resolution at all.
+        if let found, found.shape == .held, let held = found.held() { return held.load(as: Service.self) }
+        begin(in: container, maxDepth: depthLimit, diagnostics: diagnostics)
+        return try run(key, found: found, invoke: invoke)
     }
 
     private static let maxRetries = 1_000
@@ -157,11 +189,11 @@ final class Resolution: Resolver, @unchecked Sendable {
     }
 
     private func run<Service>(
-        _ key: ServiceKey, lookup: borrowing Lookup, invoke: Invocation<Service>
+        _ key: ServiceKey, found: Found?, invoke: Invocation<Service>
     ) throws -> Service {
         defer { finish() }
         do {
-            let instance = try resolve(key, lookup: lookup, depth: 0, invoke: invoke)
+            let instance = try resolve(key, found: found, depth: 0, invoke: invoke)
             if !state.pointee.pendingHooks.isEmpty { try runPendingHooks() }
             if !state.pointee.claims.isEmpty { CreationCoordinator.shared.publish(state.pointee.claims) }
             return instance
@@ -205,10 +237,10 @@ final class Resolution: Resolver, @unchecked Sendable {
     /// Resolves within this resolution, at `depth`.
     func resolve<Service>(_ serviceType: Service.Type, name: String?, depth: Int) throws -> Service {
         let key = ServiceKey(serviceType: serviceType, name: name, argumentsType: Void.self)
-        return try resolve(key, lookup: state.pointee.context.lookupForResolution(key), depth: depth) {
+        return try resolve(key, found: find(key, in: state.pointee.context), depth: depth) {
             entry, resolution, depth in
             guard let entry else { return try resolution.derive(Service.self, name: name, depth: depth) }
-            return try entry.make(resolution, as: Service.self)
+            return try entry._withUnsafeGuaranteedRef { try $0.make(resolution, as: Service.self) }
         }
     }
 
@@ -222,12 +254,12 @@ final class Resolution: Resolver, @unchecked Sendable {
         let argumentsType: Any.Type = (repeat each Argument).self
         guard argumentsType != Void.self else { return try resolve(serviceType, name: name, depth: depth) }
         let key = ServiceKey(serviceType: serviceType, name: name, argumentsType: argumentsType)
-        return try resolve(key, lookup: state.pointee.context.lookupForResolution(key), depth: depth) {
+        return try resolve(key, found: find(key, in: state.pointee.context), depth: depth) {
             entry, resolution, depth in
             guard let entry else {
                 return try resolution.derive(Service.self, name: name, depth: depth, arguments: repeat each arguments)
             }
-            return try resolution.make(entry, as: Service.self, arguments: repeat each arguments)
+            return try resolution.make(entry.takeUnretainedValue(), as: Service.self, arguments: repeat each arguments)
         }
     }
 
@@ -259,8 +291,8 @@ final class Resolution: Resolver, @unchecked Sendable {
         in owner: Container,
         arguments: UnsafeRawPointer?
     ) throws -> Target {
-        try resolve(key, lookup: owner.lookupForResolution(key), depth: state.pointee.depth) { entry, resolution, _ in
-            guard let entry else { throw NotDerivable() }
+        try resolve(key, found: find(key, in: owner), depth: state.pointee.depth) { entry, resolution, _ in
+            guard let entry = entry?.takeUnretainedValue() else { throw NotDerivable() }
             guard let arguments else { return try entry.make(resolution, as: Target.self) }
             return try entry.make(resolution, arguments: arguments) as! Target  // The target's own factory made it.
         }
@@ -296,7 +328,7 @@ final class Resolution: Resolver, @unchecked Sendable {
 
     /// Whether `key` has a registration, or can be derived from one, where look-ups start at this point.
     func canResolve(_ key: ServiceKey) -> Bool {
-        state.pointee.context.lookupForResolution(key).entry != nil
+        find(key, in: state.pointee.context) != nil
     }
 
     /// Builds a service that has no registration of its own from one that has: `Optional<T>` from `T`, and so on.
@@ -333,43 +365,60 @@ final class Resolution: Resolver, @unchecked Sendable {
 
     // MARK: Resolving one key
 
+    /// Where `key` is registered, for a look-up that starts in `container`: from the thread's cache, or found under
+    /// the registries' locks and then cached.
+    @inline(__always)
+    private func find(_ key: ServiceKey, in container: Container) -> Found? {
+        if let slot = cache.hit(key, in: container) {
+            return Found(entry: slot.pointee.entry!, owner: slot.pointee.owner!)
+        }
+        return findSlowly(key, in: container)
+    }
+
+    private func findSlowly(_ key: ServiceKey, in container: Container) -> Found? {
+        let lookup = container.lookupForResolution(key)
+        guard let found = lookup.found else { return nil }
+        cache.store(key, in: container, version: lookup.version, found: found, lookup: lookup)
+        return found
+    }
+
     private func resolve<Service>(
         _ key: ServiceKey,
-        lookup: borrowing Lookup,
+        found: Found?,
         depth: Int,
         invoke: Invocation<Service>
     ) throws -> Service {
         guard depth <= state.pointee.maxDepth else {
             throw error(.depthLimitExceeded, key: key, detail: depthLimitDetail)
         }
-        guard let entry = lookup.entry else {
+        guard let found else {
             do {
                 return try invoke(nil, self, depth)
             } catch is NotDerivable {
                 throw error(.notRegistered, key: key, alternatives: state.pointee.context.registrations(of: key))
             }
         }
-        if let observer = state.pointee.diagnostics?.observer { observe(key, entry: entry, by: observer) }
-        switch entry.scope.storage {
-        case .none:
-            let slot = GraphSlot(
-                registration: ObjectIdentifier(entry.token), context: ObjectIdentifier(state.pointee.context))
-            return try build(entry, key: key, slot: slot, depth: depth, invoke: invoke)
+        if let observer = state.pointee.diagnostics?.observer {
+            observe(key, entry: found.entry.takeUnretainedValue(), by: observer)
+        }
+        switch found.shape {
+        case .transient:
+            let slot = GraphSlot(registration: found.identity, context: ObjectIdentifier(state.pointee.context))
+            return try build(found.entry, key: key, slot: slot, depth: depth, invoke: invoke)
         case .graph:
-            let slot = GraphSlot(
-                registration: ObjectIdentifier(entry.token), context: ObjectIdentifier(state.pointee.context))
+            let slot = GraphSlot(registration: found.identity, context: ObjectIdentifier(state.pointee.context))
             if let position = state.pointee.graph.position(of: slot) {
                 return try cast(state.pointee.graph.instance(at: position), key: key)
             }
-            let instance = try build(entry, key: key, slot: slot, depth: depth, invoke: invoke)
+            let instance = try build(found.entry, key: key, slot: slot, depth: depth, invoke: invoke)
             state.pointee.graph.add(instance, for: slot)
             return instance
-        case .strong, .weak:
+        case .held:
             // Permanent and weak instances are built from the container that owns the registration.
-            if let held = lookup.heldValue { return held.load(as: Service.self) }
-            if let held = lookup.heldObject { return held as! Service }  // A weak storage holds its own `Service`.
+            if let held = found.held() { return held.load(as: Service.self) }
+            let entry = found.entry.takeUnretainedValue()
             return try acquire(
-                entry, storage: entry.storage!, owner: lookup.owner, key: key, depth: depth, invoke: invoke)
+                entry, storage: entry.storage!, owner: found.owner, key: key, depth: depth, invoke: invoke)
         }
     }
 
@@ -399,13 +448,14 @@ final class Resolution: Resolver, @unchecked Sendable {
             throw DeadlockRetry()
         case .claimed:
             state.pointee.claims.append(storage)
-            let slot = GraphSlot(registration: ObjectIdentifier(entry.token), context: ObjectIdentifier(owner))
+            let slot = GraphSlot(registration: entry.identity, context: ObjectIdentifier(owner))
             let saved = state.pointee.context
             state.pointee.context = owner
             defer { state.pointee.context = saved }
             let instance: Service
             do {
-                instance = try build(entry, key: key, slot: slot, depth: depth, invoke: invoke)
+                instance = try build(
+                    Unmanaged.passUnretained(entry), key: key, slot: slot, depth: depth, invoke: invoke)
             } catch {
                 // Release the claim now, so threads waiting for this instance can build it themselves.
                 removeClaim(storage)
@@ -437,7 +487,7 @@ final class Resolution: Resolver, @unchecked Sendable {
 
     /// Runs the factory one level deeper, and queues the instance's hooks.
     private func build<Service>(
-        _ entry: ServiceEntry,
+        _ entry: Unmanaged<ServiceEntry>,
         key: ServiceKey,
         slot: GraphSlot,
         depth: Int,
@@ -446,7 +496,8 @@ final class Resolution: Resolver, @unchecked Sendable {
         if state.pointee.building.contains(where: { $0.slot == slot }) {
             throw error(.circularDependency, key: key)
         }
-        state.pointee.building.append(Frame(key: key, slot: slot, storage: entry.scope.storage))
+        let storage = entry._withUnsafeGuaranteedRef { $0.configuration.scope.storage }
+        state.pointee.building.append(Frame(entry: entry, slot: slot, storage: storage))
         let outerDepth = state.pointee.depth
         state.pointee.depth = depth
         defer {
@@ -460,17 +511,24 @@ final class Resolution: Resolver, @unchecked Sendable {
             throw failure(error, key: key, path: path(), detail: "its factory threw an error")
         }
         if state.pointee.phase == .aborted { throw DeadlockRetry() }
+        if state.pointee.diagnostics != nil || entry._withUnsafeGuaranteedRef({ $0.hasHooks }) {
+            afterBuild(entry.takeUnretainedValue(), instance: instance, depth: depth)
+        }
+        return instance
+    }
+
+    /// Records a new instance for the leak trackers, and queues its hooks.
+    private func afterBuild(_ entry: ServiceEntry, instance: Any, depth: Int) {
         if let trackers = state.pointee.diagnostics?.trackers, !trackers.isEmpty {
             LeakTracker.record(
                 instance, entry: entry, owner: state.pointee.context, path: path(), in: trackers)
         }
-        if !entry.hooks.isEmpty {
+        if entry.hasHooks {
             state.pointee.pendingHooks.append(
                 PendingHook(
                     hooks: entry.hooks, instance: instance, path: path(), depth: depth, context: state.pointee.context,
                     storage: entry.scope.storage))
         }
-        return instance
     }
 
     // MARK: Validation

@@ -22,17 +22,19 @@ enum ResolutionPool {
         return key
     }()
 
-    /// The calling thread's idle resolution, now the caller's; `nil` if there is none, or if it is in use (a
-    /// factory called a container's `resolve`: a nested top-level resolve).
+    /// The calling thread's idle resolution, now the caller's; a new one if there is none, or if it is in use (a
+    /// factory called a container's `resolve`: a nested top-level resolve), sharing the thread's look-up cache.
     ///
     /// The slot keeps pointing at the resolution while it is in use; the caller holds the slot's reference
     /// meanwhile, and `recycle` hands it back. Setting the slot only when a resolution leaves it saves two
     /// `pthread_setspecific` calls per resolve.
-    static func take() -> Resolution? {
-        guard let raw = pthread_getspecific(slot) else { return nil }
-        let idle = Unmanaged<Resolution>.fromOpaque(raw)
-        guard idle.takeUnretainedValue().isIdle else { return nil }
-        return idle.takeRetainedValue()
+    static func take(for container: Container) -> Resolution {
+        guard let raw = pthread_getspecific(slot) else { return Resolution(origin: container, cache: LookupCache()) }
+        let pooled = Unmanaged<Resolution>.fromOpaque(raw)
+        guard pooled.takeUnretainedValue().isIdle else {
+            return Resolution(origin: container, cache: pooled.takeUnretainedValue().cache)
+        }
+        return pooled.takeRetainedValue()
     }
 
     /// Keeps a finished resolution for the thread's next resolve, unless something else still references it.

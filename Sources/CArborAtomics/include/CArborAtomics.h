@@ -1,0 +1,38 @@
+// Atomic loads and stores of a machine word, for the few places where Arbor reads shared state without a lock.
+//
+// Swift's own `Atomic` (the Synchronization module) needs macOS 15, iOS 18 and their peers; these C11 builtins
+// work everywhere Arbor builds, and ThreadSanitizer understands them. The functions are `static inline`, so the
+// Swift compiler inlines them: each is one instruction on x86_64 and arm64.
+
+#ifndef CARBOR_ATOMICS_H
+#define CARBOR_ATOMICS_H
+
+#include <stdint.h>
+
+/// Reads `*word`, seeing every write made before the store-release that wrote it.
+static inline intptr_t carbor_load_acquire(const intptr_t *_Nonnull word) {
+    return __atomic_load_n(word, __ATOMIC_ACQUIRE);
+}
+
+/// Writes `*word` after every write before it: a reader that sees `value` sees them too.
+static inline void carbor_store_release(intptr_t *_Nonnull word, intptr_t value) {
+    __atomic_store_n(word, value, __ATOMIC_RELEASE);
+}
+
+/// Reads `*word` in the single total order of sequentially consistent operations.
+static inline intptr_t carbor_load_seq_cst(const intptr_t *_Nonnull word) {
+    return __atomic_load_n(word, __ATOMIC_SEQ_CST);
+}
+
+/// Writes `*word` in the single total order of sequentially consistent operations: no later load of this thread
+/// is ordered before it.
+static inline void carbor_store_seq_cst(intptr_t *_Nonnull word, intptr_t value) {
+    __atomic_store_n(word, value, __ATOMIC_SEQ_CST);
+}
+
+/// Adds `delta` to `*word` and returns the value it had before.
+static inline intptr_t carbor_fetch_add(intptr_t *_Nonnull word, intptr_t delta) {
+    return __atomic_fetch_add(word, delta, __ATOMIC_RELAXED);
+}
+
+#endif
