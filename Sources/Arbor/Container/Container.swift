@@ -378,21 +378,34 @@ struct WeakContainer {
 /// entries slowed each other down.)
 struct Found {
     let entry: Unmanaged<ServiceEntry>
-    unowned(unsafe) let owner: Container
+    let ownerReference: Unmanaged<Container>
+
+    init(entry: Unmanaged<ServiceEntry>, owner: Container) {
+        self.entry = entry
+        ownerReference = .passUnretained(owner)
+    }
+
+    init(entry: Unmanaged<ServiceEntry>, owner: Unmanaged<Container>) {
+        self.entry = entry
+        ownerReference = owner
+    }
+
+    var owner: Container { ownerReference.takeUnretainedValue() }
 
     var shape: ServiceEntry.Shape { entry._withUnsafeGuaranteedRef { $0.shape } }
-    var identity: ObjectIdentifier { entry._withUnsafeGuaranteedRef { $0.identity } }
 
-    /// The instance the registration's permanent or weak storage holds, if any, read under the owner's lock.
-    ///
-    /// Not generic: a `Service?` in the resolve's unspecialised code costs a generic-metadata look-up for
-    /// `Optional<Service>` on every call, hit or not (measured: a third of a transient resolve).
-    func held() -> HeldInstance? {
-        entry._withUnsafeGuaranteedRef { entry in
-            guard let storage = entry.storage else { return nil }
-            return owner.registry.withLock { _ in storage.heldLocked() }
+    /// The instance the registration's permanent or weak storage holds; throws when it holds none.
+    @inline(__always)
+    func loadHeld<Service>(as _: Service.Type) throws(NotHeld) -> Service {
+        guard let storage = entry._withUnsafeGuaranteedRef({ $0.heldStorage }) else { throw NotHeld() }
+        do {
+            return try storage._withUnsafeGuaranteedRef { try $0.loadHeld(as: Service.self) }
+        } catch {
+            throw NotHeld()
         }
     }
+
+    var identity: ObjectIdentifier { entry._withUnsafeGuaranteedRef { $0.identity } }
 }
 
 /// What a look-up without the cache found, with the settings of the container it started in.

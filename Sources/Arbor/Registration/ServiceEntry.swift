@@ -17,6 +17,8 @@ class ServiceEntry: @unchecked Sendable {
     let hasHooks: Bool
     /// The token's identity: what tells registrations apart in a graph.
     let identity: ObjectIdentifier
+    /// `configuration.storage`, unretained (the configuration keeps it), for the resolve that reads it.
+    let heldStorage: Unmanaged<InstanceStorage>?
 
     /// How a resolve treats the entry.
     enum Shape {
@@ -39,6 +41,7 @@ class ServiceEntry: @unchecked Sendable {
         }
         hasHooks = !configuration.hooks.isEmpty
         identity = ObjectIdentifier(token)
+        heldStorage = configuration.storage.map { .passUnretained($0) }
     }
 
     final var scope: ObjectScope { configuration.scope }

@@ -22,7 +22,7 @@ final class LookupCache {
         var argumentsType = ObjectIdentifier(Never.self)
         var name: String?
         var entry: Unmanaged<ServiceEntry>?
-        unowned(unsafe) var owner: Container?
+        var owner: Unmanaged<Container>?
         var depthLimit = 0
         var isClosed = false
         /// Strong: the container may replace it meanwhile; the slot's version then no longer matches.
@@ -69,25 +69,36 @@ final class LookupCache {
 
     /// The slot for `key` looked up from `container`, if it holds a valid look-up. Read what you need from it
     /// before resolving anything else: a later look-up may reuse the slot.
+    ///
+    /// The cache is two-way set associative: a key has two slots, the one it was stored in last first.
     @inline(__always)
     func hit(_ key: ServiceKey, in container: Container) -> UnsafeMutablePointer<Slot>? {
-        let slot = slots + Self.index(key, container)
-        guard slot.pointee.version == container.version.loadInTotalOrder(),
-            slot.pointee.serviceType == ObjectIdentifier(key.serviceType),
-            slot.pointee.argumentsType == ObjectIdentifier(key.argumentsType),
-            slot.pointee.name == key.name
-        else { return nil }
-        return slot
+        let first = slots + Self.index(key, container)
+        let version = container.version.loadInTotalOrder()
+        if Self.matches(first, key, version) { return first }
+        let second = first + 1
+        if Self.matches(second, key, version) { return second }
+        return nil
     }
 
-    /// Remembers a look-up. `version` is the starting container's version read before the look-up began, so a
-    /// change that raced with it leaves the slot stale rather than wrong.
+    @inline(__always)
+    private static func matches(_ slot: UnsafeMutablePointer<Slot>, _ key: ServiceKey, _ version: Int) -> Bool {
+        slot.pointee.version == version
+            && slot.pointee.serviceType == ObjectIdentifier(key.serviceType)
+            && slot.pointee.argumentsType == ObjectIdentifier(key.argumentsType)
+            && slot.pointee.name == key.name
+    }
+
+    /// Remembers a look-up, in the first of the key's two slots; what that slot held moves to the second.
+    /// `version` is the starting container's version read before the look-up began, so a change that raced with
+    /// it leaves the slot stale rather than wrong.
     func store(_ key: ServiceKey, in container: Container, version: Int, found: Found, lookup: borrowing Lookup) {
         let slot = slots + Self.index(key, container)
+        (slot + 1).pointee = slot.pointee
         slot.pointee = Slot(
             version: version, serviceType: ObjectIdentifier(key.serviceType),
             argumentsType: ObjectIdentifier(key.argumentsType), name: key.name, entry: found.entry,
-            owner: found.owner, depthLimit: lookup.depthLimit, isClosed: lookup.isClosed,
+            owner: found.ownerReference, depthLimit: lookup.depthLimit, isClosed: lookup.isClosed,
             diagnostics: lookup.diagnostics)
     }
 
@@ -100,6 +111,6 @@ final class LookupCache {
             mixed ^= UInt(bitPattern: ObjectIdentifier(key.argumentsType)) &* 0x1656_67B1_9E37_79F9
         }
         if let name = key.name { mixed ^= UInt(name.utf8.count &+ 1) &* 0x27D4_EB2F_1656_67C5 }
-        return Int(truncatingIfNeeded: mixed >> 40) & (capacity - 1)
+        return Int(truncatingIfNeeded: mixed >> 40) & (capacity - 2)
     }
 }

@@ -37,11 +37,11 @@ final class Resolution: Resolver, @unchecked Sendable {
         var maxDepth = 0
         var phase = Phase.finished
         /// Where look-ups start: the origin, or the container that owns the permanent or weak instance being built.
-        unowned(unsafe) var context: Container
+        var context: Unmanaged<Container>
         /// The depth of the instance whose factory or hook is running; nested resolves go one deeper.
         var depth = -1
         /// The services whose factories are running, outermost first.
-        var building: [Frame] = []
+        var building = UnsafeStack<Frame>()
         /// While a hook runs: the path that created its instance. Prefixes `building` in error paths.
         var hookPath: [ServiceKey] = []
         var graph = GraphInstances()
@@ -87,12 +87,14 @@ final class Resolution: Resolver, @unchecked Sendable {
 
     init(origin: Container, cache: LookupCache) {
         state = .allocate(capacity: 1)
-        state.initialize(to: State(origin: origin, context: origin))
+        state.initialize(to: State(origin: origin, context: .passUnretained(origin)))
         thread = .current
         self.cache = cache
     }
 
     deinit {
+        state.pointee.building.deallocate()
+        state.pointee.graph.deallocate()
         state.deinitialize(count: 1)
         state.deallocate()
     }
@@ -159,7 +161,9 @@ final class Resolution: Resolver, @unchecked Sendable {
             if let found { cache.store(key, in: container, version: lookup.version, found: found, lookup: lookup) }
         }
         // Fast path: an instance a permanent or weak registration already holds needs no resolution at all.
-        if let found, found.shape == .held, let held = found.held() { return held.load(as: Service.self) }
+        if let found, found.shape == .held {
+            do throws(NotHeld) { return try found.loadHeld(as: Service.self) } catch {}
+        }
         begin(in: container, maxDepth: depthLimit, diagnostics: diagnostics)
         return try run(key, found: found, invoke: invoke)
     }
@@ -182,7 +186,7 @@ final class Resolution: Resolver, @unchecked Sendable {
     ) {
         state.pointee.diagnostics = diagnostics
         state.pointee.origin = container
-        state.pointee.context = container
+        state.pointee.context = .passUnretained(container)
         state.pointee.maxDepth = maxDepth
         state.pointee.depth = -1
         state.pointee.phase = .active
@@ -211,7 +215,7 @@ final class Resolution: Resolver, @unchecked Sendable {
         state.pointee.graph.removeAll()
         if !state.pointee.pendingHooks.isEmpty { state.pointee.pendingHooks.removeAll(keepingCapacity: true) }
         if !state.pointee.claims.isEmpty { state.pointee.claims.removeAll(keepingCapacity: true) }
-        if !state.pointee.building.isEmpty { state.pointee.building.removeAll(keepingCapacity: true) }
+        if !state.pointee.building.isEmpty { state.pointee.building.removeAll() }
         if !state.pointee.hookPath.isEmpty { state.pointee.hookPath.removeAll() }
         if state.pointee.diagnostics != nil { state.pointee.diagnostics = nil }
     }
@@ -277,7 +281,7 @@ final class Resolution: Resolver, @unchecked Sendable {
             return try context.resolve(serviceType, name: name, arguments: repeat each arguments)
         }
         let saved = state.pointee.context
-        state.pointee.context = context
+        state.pointee.context = .passUnretained(context)
         defer { state.pointee.context = saved }
         return try resolve(serviceType, name: name, depth: state.pointee.depth + 1, arguments: repeat each arguments)
     }
@@ -324,7 +328,7 @@ final class Resolution: Resolver, @unchecked Sendable {
     }
 
     /// The container where look-ups start at this point of the resolution.
-    var currentContext: Container { state.pointee.context }
+    var currentContext: Container { state.pointee.context.takeUnretainedValue() }
 
     /// Whether `key` has a registration, or can be derived from one, where look-ups start at this point.
     func canResolve(_ key: ServiceKey) -> Bool {
@@ -369,10 +373,15 @@ final class Resolution: Resolver, @unchecked Sendable {
     /// the registries' locks and then cached.
     @inline(__always)
     private func find(_ key: ServiceKey, in container: Container) -> Found? {
-        if let slot = cache.hit(key, in: container) {
-            return Found(entry: slot.pointee.entry!, owner: slot.pointee.owner!)
-        }
-        return findSlowly(key, in: container)
+        find(key, in: .passUnretained(container))
+    }
+
+    /// `container` unretained: it is the resolution's context, which the caller keeps alive.
+    @inline(__always)
+    private func find(_ key: ServiceKey, in container: Unmanaged<Container>) -> Found? {
+        let slot = container._withUnsafeGuaranteedRef { cache.hit(key, in: $0) }
+        if let slot { return Found(entry: slot.pointee.entry!, owner: slot.pointee.owner!) }
+        return findSlowly(key, in: container.takeUnretainedValue())
     }
 
     private func findSlowly(_ key: ServiceKey, in container: Container) -> Found? {
@@ -395,7 +404,7 @@ final class Resolution: Resolver, @unchecked Sendable {
             do {
                 return try invoke(nil, self, depth)
             } catch is NotDerivable {
-                throw error(.notRegistered, key: key, alternatives: state.pointee.context.registrations(of: key))
+                throw error(.notRegistered, key: key, alternatives: currentContext.registrations(of: key))
             }
         }
         if let observer = state.pointee.diagnostics?.observer {
@@ -403,10 +412,10 @@ final class Resolution: Resolver, @unchecked Sendable {
         }
         switch found.shape {
         case .transient:
-            let slot = GraphSlot(registration: found.identity, context: ObjectIdentifier(state.pointee.context))
+            let slot = GraphSlot(registration: found.identity, context: state.pointee.context.toOpaque())
             return try build(found.entry, key: key, slot: slot, depth: depth, invoke: invoke)
         case .graph:
-            let slot = GraphSlot(registration: found.identity, context: ObjectIdentifier(state.pointee.context))
+            let slot = GraphSlot(registration: found.identity, context: state.pointee.context.toOpaque())
             if let position = state.pointee.graph.position(of: slot) {
                 return try cast(state.pointee.graph.instance(at: position), key: key)
             }
@@ -415,7 +424,7 @@ final class Resolution: Resolver, @unchecked Sendable {
             return instance
         case .held:
             // Permanent and weak instances are built from the container that owns the registration.
-            if let held = found.held() { return held.load(as: Service.self) }
+            do throws(NotHeld) { return try found.loadHeld(as: Service.self) } catch {}
             let entry = found.entry.takeUnretainedValue()
             return try acquire(
                 entry, storage: entry.storage!, owner: found.owner, key: key, depth: depth, invoke: invoke)
@@ -448,9 +457,9 @@ final class Resolution: Resolver, @unchecked Sendable {
             throw DeadlockRetry()
         case .claimed:
             state.pointee.claims.append(storage)
-            let slot = GraphSlot(registration: entry.identity, context: ObjectIdentifier(owner))
+            let slot = GraphSlot(registration: entry.identity, context: Unmanaged.passUnretained(owner).toOpaque())
             let saved = state.pointee.context
-            state.pointee.context = owner
+            state.pointee.context = .passUnretained(owner)
             defer { state.pointee.context = saved }
             let instance: Service
             do {
@@ -493,15 +502,15 @@ final class Resolution: Resolver, @unchecked Sendable {
         depth: Int,
         invoke: Invocation<Service>
     ) throws -> Service {
-        if state.pointee.building.contains(where: { $0.slot == slot }) {
+        if state.pointee.building.elements.contains(where: { $0.slot == slot }) {
             throw error(.circularDependency, key: key)
         }
         let storage = entry._withUnsafeGuaranteedRef { $0.configuration.scope.storage }
-        state.pointee.building.append(Frame(entry: entry, slot: slot, storage: storage))
+        state.pointee.building.push(Frame(entry: entry, slot: slot, storage: storage))
         let outerDepth = state.pointee.depth
         state.pointee.depth = depth
         defer {
-            state.pointee.building.removeLast()
+            state.pointee.building.pop()
             state.pointee.depth = outerDepth
         }
         let instance: Service
@@ -521,12 +530,12 @@ final class Resolution: Resolver, @unchecked Sendable {
     private func afterBuild(_ entry: ServiceEntry, instance: Any, depth: Int) {
         if let trackers = state.pointee.diagnostics?.trackers, !trackers.isEmpty {
             LeakTracker.record(
-                instance, entry: entry, owner: state.pointee.context, path: path(), in: trackers)
+                instance, entry: entry, owner: currentContext, path: path(), in: trackers)
         }
         if entry.hasHooks {
             state.pointee.pendingHooks.append(
                 PendingHook(
-                    hooks: entry.hooks, instance: instance, path: path(), depth: depth, context: state.pointee.context,
+                    hooks: entry.hooks, instance: instance, path: path(), depth: depth, context: currentContext,
                     storage: entry.scope.storage))
         }
     }
@@ -538,7 +547,7 @@ final class Resolution: Resolver, @unchecked Sendable {
     /// wired — a captive.
     private func observe(_ key: ServiceKey, entry: ServiceEntry, by observer: ValidationObserver) {
         let scope = entry.scope
-        let building = state.pointee.building
+        let building = state.pointee.building.elements
         let inHook = building.isEmpty && !state.pointee.hookPath.isEmpty
         let from = building.last?.key ?? state.pointee.hookPath.last
         observer.recordEdge(from: from, to: key, scope: scope, viaHook: inHook)
@@ -560,7 +569,7 @@ final class Resolution: Resolver, @unchecked Sendable {
             let pending = state.pointee.pendingHooks[next]
             next += 1
             let saved = (state.pointee.context, state.pointee.depth, state.pointee.hookPath, state.pointee.hookStorage)
-            state.pointee.context = pending.context
+            state.pointee.context = .passUnretained(pending.context)
             state.pointee.depth = pending.depth
             state.pointee.hookPath = pending.path
             state.pointee.hookStorage = pending.storage
@@ -583,7 +592,7 @@ final class Resolution: Resolver, @unchecked Sendable {
 
     /// The path to the service being built now, outermost first.
     private func path() -> [ServiceKey] {
-        state.pointee.hookPath + state.pointee.building.map(\.key)
+        state.pointee.hookPath + state.pointee.building.elements.map(\.key)
     }
 
     private func error(
