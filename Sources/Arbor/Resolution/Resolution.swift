@@ -36,6 +36,8 @@ final class Resolution: Resolver, @unchecked Sendable {
         var retainedOrigin: Container?
         var maxDepth = 0
         var phase = Phase.finished
+        /// Set when the resolution begins: its factories get it as their resolver, and may keep it.
+        var lentOut = false
         /// Where look-ups start: the origin, or the container that owns the permanent or weak instance being built.
         var context: Unmanaged<Container>
         /// The depth of the instance whose factory or hook is running; nested resolves go one deeper.
@@ -105,24 +107,48 @@ final class Resolution: Resolver, @unchecked Sendable {
     // MARK: Top level
 
     /// Resolves `key` as a new top-level resolution that starts in `container`.
+    ///
+    /// Usually in the thread's pooled resolution, borrowed without taking it out of the pool; in a new one when
+    /// that is busy (a factory called a container's `resolve`) or after a deadlock retry.
     static func resolve<Service>(
         _ key: ServiceKey,
         in container: Container,
         invoke: Invocation<Service>
     ) throws -> Service {
-        var resolution = ResolutionPool.take(for: container)
-        let cache = resolution.cache
-        cache.beginResolving(in: container)
-        defer { cache.endResolving() }
-        var retries = 0
-        while true {
+        if let pooled = ResolutionPool.idle() {
+            // Back to the pool only after the borrow ended: if a factory kept the resolution, leaving the pool
+            // releases the pool's reference, and the last one may be another thread's.
+            let instance: Service
             do {
-                defer { ResolutionPool.recycle(&resolution) }
-                return try resolution.resolveTopLevel(key, in: container, invoke: invoke)
+                instance = try pooled._withUnsafeGuaranteedRef { resolution in
+                    try resolution.resolveTopLevel(key, in: container, invoke: invoke)
+                }
             } catch is DeadlockRetry {
+                ResolutionPool.returnToPool(pooled)
+                return try resolveRetrying(key, in: container, after: 1, invoke: invoke)
+            } catch {
+                ResolutionPool.returnToPool(pooled)
+                throw error
+            }
+            ResolutionPool.returnToPool(pooled)
+            return instance
+        }
+        return try resolveRetrying(key, in: container, after: 0, invoke: invoke)
+    }
+
+    /// Resolves in resolutions taken from the pool or made for the purpose, retrying while an attempt would have
+    /// deadlocked with another thread.
+    private static func resolveRetrying<Service>(
+        _ key: ServiceKey,
+        in container: Container,
+        after failedAttempts: Int,
+        invoke: Invocation<Service>
+    ) throws -> Service {
+        var retries = failedAttempts
+        while true {
+            if retries > 0 {
                 // Another thread is building an instance this one needs, and waits for one this one built.
-                // Everything this attempt claimed is released; give the other thread time to finish.
-                retries += 1
+                // Everything the last attempt claimed is released; give the other thread time to finish.
                 guard retries < maxRetries else {
                     throw ResolutionError(
                         .circularDependency, key: key, path: [key],
@@ -133,7 +159,13 @@ final class Resolution: Resolver, @unchecked Sendable {
                             """)
                 }
                 pauseBriefly(attempt: retries)
-                resolution = ResolutionPool.take(for: container)
+            }
+            var resolution = ResolutionPool.take(for: container)
+            do {
+                defer { ResolutionPool.recycle(&resolution) }
+                return try resolution.resolveTopLevel(key, in: container, invoke: invoke)
+            } catch is DeadlockRetry {
+                retries += 1
             }
         }
     }
@@ -144,6 +176,8 @@ final class Resolution: Resolver, @unchecked Sendable {
         in container: Container,
         invoke: Invocation<Service>
     ) throws -> Service {
+        cache.beginResolving(in: container)
+        defer { cache.endResolving() }
         let found: Found?
         let depthLimit: Int
         var diagnostics: Diagnostics?
@@ -173,6 +207,13 @@ final class Resolution: Resolver, @unchecked Sendable {
     /// Whether the resolution is finished and free for the next top-level resolve on its thread.
     var isIdle: Bool { state.pointee.phase == .finished }
 
+    /// Whether factories or hooks got the resolution as their resolver since the last call: then one of them may
+    /// have kept it. Resets the answer.
+    func wasLentOut() -> Bool {
+        defer { state.pointee.lentOut = false }
+        return state.pointee.lentOut
+    }
+
     /// Keeps the origin alive for a resolution that a factory kept (a captured resolver, a `Lazy`): it may start
     /// new resolutions there after the `resolve` call that made it has returned.
     func keepOrigin() {
@@ -190,6 +231,7 @@ final class Resolution: Resolver, @unchecked Sendable {
         state.pointee.maxDepth = maxDepth
         state.pointee.depth = -1
         state.pointee.phase = .active
+        state.pointee.lentOut = true
     }
 
     private func run<Service>(

@@ -37,6 +37,30 @@ enum ResolutionPool {
         return pooled.takeRetainedValue()
     }
 
+    /// The calling thread's pooled resolution if it is idle, unretained: the thread's slot keeps it, and it stays
+    /// there. Call `returnToPool` after factories ran in it.
+    @inline(__always)
+    static func idle() -> Unmanaged<Resolution>? {
+        guard let raw = pthread_getspecific(slot) else { return nil }
+        let pooled = Unmanaged<Resolution>.fromOpaque(raw)
+        return pooled._withUnsafeGuaranteedRef { $0.isIdle } ? pooled : nil
+    }
+
+    /// Keeps the pooled resolution in its slot after a resolve, unless a factory kept a reference to it: then it
+    /// leaves the pool for good, with its origin retained. Call after the borrow from `idle()` ended.
+    @inline(__always)
+    static func returnToPool(_ pooled: Unmanaged<Resolution>) {
+        // Nothing to check if no factory ran (a held instance was found).
+        guard pooled._withUnsafeGuaranteedRef({ $0.wasLentOut() }) else { return }
+        var resolution = pooled.takeRetainedValue()  // The slot's reference.
+        if isKnownUniquelyReferenced(&resolution) {
+            _ = Unmanaged.passRetained(resolution)  // The slot owns it again.
+            return
+        }
+        resolution.keepOrigin()
+        pthread_setspecific(slot, nil)
+    }
+
     /// Keeps a finished resolution for the thread's next resolve, unless something else still references it.
     static func recycle(_ resolution: inout Resolution) {
         let inSlot = pthread_getspecific(slot) == Unmanaged.passUnretained(resolution).toOpaque()
