@@ -400,6 +400,9 @@ struct Found {
 
     var shape: ServiceEntry.Shape { entry._withUnsafeGuaranteedRef { $0.shape } }
 
+    /// Whether a resolve needs nothing but the factory: a transient or graph-scoped registration without hooks.
+    var isPlain: Bool { entry._withUnsafeGuaranteedRef { $0.isPlain } }
+
     /// The instance the registration's permanent or weak storage holds; throws when it holds none.
     @inline(__always)
     func loadHeld<Service>(as _: Service.Type) throws(NotHeld) -> Service {

@@ -15,6 +15,8 @@ class ServiceEntry: @unchecked Sendable {
     /// What a resolve needs to know first, read without touching the configuration.
     let shape: Shape
     let hasHooks: Bool
+    /// Transient or graph-scoped, without hooks, and not a forward: a resolve needs nothing but the factory.
+    let isPlain: Bool
     /// The token's identity: what tells registrations apart in a graph.
     let identity: ObjectIdentifier
     /// `configuration.storage`, unretained (the configuration keeps it), for the resolve that reads it.
@@ -30,7 +32,7 @@ class ServiceEntry: @unchecked Sendable {
         case held
     }
 
-    init(key: ServiceKey, token: RegistrationToken, configuration: EntryConfiguration) {
+    init(key: ServiceKey, token: RegistrationToken, configuration: EntryConfiguration, isForward: Bool = false) {
         self.key = key
         self.token = token
         self.configuration = configuration
@@ -40,6 +42,7 @@ class ServiceEntry: @unchecked Sendable {
         case .strong, .weak: shape = .held
         }
         hasHooks = !configuration.hooks.isEmpty
+        isPlain = shape != .held && !hasHooks && key.argumentsType == Void.self && !isForward
         identity = ObjectIdentifier(token)
         heldStorage = configuration.storage.map { .passUnretained($0) }
     }
@@ -188,7 +191,8 @@ class ForwardingEntry: ServiceEntry, @unchecked Sendable {
         self.target = target
         self.owner = owner
         self.validator = validator
-        super.init(key: key, token: RegistrationToken(), configuration: EntryConfiguration(scope: .transient))
+        super.init(
+            key: key, token: RegistrationToken(), configuration: EntryConfiguration(scope: .transient), isForward: true)
     }
 
     final override var forwardTarget: ServiceKey? { target }

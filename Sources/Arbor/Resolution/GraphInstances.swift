@@ -29,7 +29,7 @@ struct GraphInstances {
     }
 
     /// Adds the instance for a slot the graph does not have yet.
-    mutating func add(_ instance: Any, for slot: GraphSlot) {
+    mutating func add(_ instance: consuming Any, for slot: GraphSlot) {
         slots.push(slot)
         instances.push(instance)
         if index != nil {

@@ -283,7 +283,18 @@ final class Resolution: Resolver, @unchecked Sendable {
     /// Resolves within this resolution, at `depth`.
     func resolve<Service>(_ serviceType: Service.Type, name: String?, depth: Int) throws -> Service {
         let key = ServiceKey(serviceType: serviceType, name: name, argumentsType: Void.self)
-        return try resolve(key, found: find(key, in: state.pointee.context), depth: depth) {
+        let context = state.pointee.context
+        if let slot = context._withUnsafeGuaranteedRef({ cache.hit(key, in: $0) }) {
+            let found = Found(entry: slot.pointee.entry!, owner: slot.pointee.owner!)
+            if found.isPlain, state.pointee.diagnostics == nil, depth <= state.pointee.maxDepth {
+                return try resolvePlain(found, key: key, depth: depth)
+            }
+            return try resolve(key, found: found, depth: depth) { entry, resolution, depth in
+                guard let entry else { return try resolution.derive(Service.self, name: name, depth: depth) }
+                return try entry._withUnsafeGuaranteedRef { try $0.make(resolution, as: Service.self) }
+            }
+        }
+        return try resolve(key, found: findSlowly(key, in: context.takeUnretainedValue()), depth: depth) {
             entry, resolution, depth in
             guard let entry else { return try resolution.derive(Service.self, name: name, depth: depth) }
             return try entry._withUnsafeGuaranteedRef { try $0.make(resolution, as: Service.self) }
@@ -536,6 +547,36 @@ final class Resolution: Resolver, @unchecked Sendable {
         }
     }
 
+    /// Resolves a transient or graph-scoped registration without hooks, while nothing watches the resolution:
+    /// what `resolve(_:found:depth:invoke:)` and `build` do, without the steps that cannot apply (measured: a
+    /// tenth of a nested resolve).
+    private func resolvePlain<Service>(_ found: Found, key: ServiceKey, depth: Int) throws -> Service {
+        let shape = found.shape
+        let slot = GraphSlot(registration: found.identity, context: state.pointee.context.toOpaque())
+        if shape == .graph, let position = state.pointee.graph.position(of: slot) {
+            return try cast(state.pointee.graph.instance(at: position), key: key)
+        }
+        if state.pointee.building.elements.contains(where: { $0.slot == slot }) {
+            throw error(.circularDependency, key: key)
+        }
+        state.pointee.building.push(Frame(entry: found.entry, slot: slot, storage: shape == .graph ? .graph : .none))
+        let outerDepth = state.pointee.depth
+        state.pointee.depth = depth
+        defer {
+            state.pointee.building.pop()
+            state.pointee.depth = outerDepth
+        }
+        let instance: Service
+        do {
+            instance = try found.entry._withUnsafeGuaranteedRef { try $0.make(self, as: Service.self) }
+        } catch {
+            throw failure(error, key: key, path: path(), detail: "its factory threw an error")
+        }
+        if state.pointee.phase == .aborted { throw DeadlockRetry() }
+        if shape == .graph { state.pointee.graph.add(instance, for: slot) }
+        return instance
+    }
+
     /// Runs the factory one level deeper, and queues the instance's hooks.
     private func build<Service>(
         _ entry: Unmanaged<ServiceEntry>,
@@ -657,7 +698,16 @@ final class Resolution: Resolver, @unchecked Sendable {
         "The limit is \(state.pointee.maxDepth) (maxResolutionDepth of the container where the resolution started)."
     }
 
+    /// An instance kept as `Any` (a graph's, or a storage's), as the `Service` its registration's factory made.
+    ///
+    /// When the instance's dynamic type is `Service` itself — a class or struct registered as itself — it is
+    /// taken out of the `Any` without a dynamic cast (measured: the cast into `Service?` cost as much as a whole
+    /// nested resolve). A protocol service (`any Engine`) goes through the checked cast.
     private func cast<Service>(_ instance: Any, key: ServiceKey) throws -> Service {
+        func projected<Contained>(_ contained: Contained) -> Service {
+            unsafeBitCast(contained, to: Service.self)  // `Contained` is `Service`: checked below.
+        }
+        if type(of: instance) == Service.self { return projected(instance) }
         guard let service = instance as? Service else {
             throw error(
                 .typeMismatch, key: key,

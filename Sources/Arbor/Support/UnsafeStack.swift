@@ -16,7 +16,7 @@ struct UnsafeStack<Element> {
     var isEmpty: Bool { count == 0 }
 
     @inline(__always)
-    mutating func push(_ element: Element) {
+    mutating func push(_ element: consuming Element) {
         if count == capacity { grow() }
         (base + count).initialize(to: element)
         count += 1
