@@ -556,16 +556,9 @@ final class Resolution: Resolver, @unchecked Sendable {
         if shape == .graph, let position = state.pointee.graph.position(of: slot) {
             return try cast(state.pointee.graph.instance(at: position), key: key)
         }
-        if state.pointee.building.elements.contains(where: { $0.slot == slot }) {
-            throw error(.circularDependency, key: key)
-        }
-        state.pointee.building.push(Frame(entry: found.entry, slot: slot, storage: shape == .graph ? .graph : .none))
-        let outerDepth = state.pointee.depth
-        state.pointee.depth = depth
-        defer {
-            state.pointee.building.pop()
-            state.pointee.depth = outerDepth
-        }
+        let outerDepth = try enter(
+            Frame(entry: found.entry, slot: slot, storage: shape == .graph ? .graph : .none), key: key, depth: depth)
+        defer { leave(toDepth: outerDepth) }
         let instance: Service
         do {
             instance = try found.entry._withUnsafeGuaranteedRef { try $0.make(self, as: Service.self) }
@@ -585,17 +578,9 @@ final class Resolution: Resolver, @unchecked Sendable {
         depth: Int,
         invoke: Invocation<Service>
     ) throws -> Service {
-        if state.pointee.building.elements.contains(where: { $0.slot == slot }) {
-            throw error(.circularDependency, key: key)
-        }
         let storage = entry._withUnsafeGuaranteedRef { $0.configuration.scope.storage }
-        state.pointee.building.push(Frame(entry: entry, slot: slot, storage: storage))
-        let outerDepth = state.pointee.depth
-        state.pointee.depth = depth
-        defer {
-            state.pointee.building.pop()
-            state.pointee.depth = outerDepth
-        }
+        let outerDepth = try enter(Frame(entry: entry, slot: slot, storage: storage), key: key, depth: depth)
+        defer { leave(toDepth: outerDepth) }
         let instance: Service
         do {
             instance = try invoke(entry, self, depth)
@@ -607,6 +592,24 @@ final class Resolution: Resolver, @unchecked Sendable {
             afterBuild(entry.takeUnretainedValue(), instance: instance, depth: depth)
         }
         return instance
+    }
+
+    /// Starts building `frame` at `depth`, unless its instance is already being built further up: a cycle. Returns
+    /// the depth to go back to with `leave(toDepth:)`.
+    @inline(__always)
+    private func enter(_ frame: Frame, key: ServiceKey, depth: Int) throws -> Int {
+        if state.pointee.building.elements.contains(where: { $0.slot == frame.slot }) {
+            throw error(.circularDependency, key: key)
+        }
+        state.pointee.building.push(frame)
+        defer { state.pointee.depth = depth }
+        return state.pointee.depth
+    }
+
+    @inline(__always)
+    private func leave(toDepth outerDepth: Int) {
+        state.pointee.building.pop()
+        state.pointee.depth = outerDepth
     }
 
     /// Records a new instance for the leak trackers, and queues its hooks.
