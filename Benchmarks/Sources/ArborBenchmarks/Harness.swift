@@ -44,6 +44,8 @@ struct Benchmark {
     var operationsPerIteration: Int
     /// Threads running the loop at once, each `iterations` times.
     var threads: Int
+    /// Ends what the benchmark started (its worker threads), once it has been measured.
+    var stop: () -> Void = {}
     /// Runs the loop `iterations` times (on each thread) and returns the wall time it took.
     var run: (_ iterations: Int) throws -> Sample
 
@@ -66,14 +68,15 @@ struct Benchmark {
         }
     }
 
-    /// Calls `operation` in a loop on `threads` threads that start together; the time is the
-    /// wall time from the start signal until the last thread has finished.
+    /// Calls `operation` in a loop on `threads` long-lived threads that start together; the time is
+    /// the wall time from the start signal until the last thread has finished.
     static func concurrent<Output: AnyObject>(
         threads: Int,
         _ operation: @escaping @Sendable () throws -> Output
     ) -> Benchmark {
-        Benchmark(operationsPerIteration: 1, threads: threads) { iterations in
-            try runOnThreads(threads, iterations: iterations, operation)
+        let workers = Workers(count: threads, operation: operation)
+        return Benchmark(operationsPerIteration: 1, threads: threads, stop: workers.stop) { iterations in
+            try workers.run(iterations: iterations)
         }
     }
 }
@@ -87,6 +90,7 @@ struct Measurement {
 
 /// Calibrates, warms up and times `benchmark`.
 func measure(_ benchmark: Benchmark, settings: MeasurementSettings) throws -> Measurement {
+    defer { benchmark.stop() }
     var checksum: UInt64 = 0
 
     // Calibration (which also warms up): double the loop until it takes a tenth of the target,
@@ -133,48 +137,68 @@ private func now() -> UInt64 {
 
 // MARK: - Threads
 
-/// Runs `operation` `iterations` times on each of `threadCount` new threads. The threads are
-/// started first and wait at a barrier; the clock starts when they are released and stops when
-/// the last one has finished.
-private func runOnThreads<Output: AnyObject>(
-    _ threadCount: Int,
-    iterations: Int,
-    _ operation: @escaping @Sendable () throws -> Output
-) throws -> Sample {
-    let ready = DispatchSemaphore(value: 0)
-    let go = DispatchSemaphore(value: 0)
-    let finished = DispatchSemaphore(value: 0)
-    let outcomes = ThreadOutcomes()
+/// Threads that run a concurrent benchmark's loops, made once per benchmark and reused by every
+/// calibration run and repetition.
+///
+/// Starting new threads for each run measured thread start-up and, worse, the allocator's choice
+/// of arena for each new thread: two new threads sometimes shared one, and every allocation then
+/// contended with the other thread's (a library's result moved by 20x between identical runs).
+/// Long-lived workers measure the steady state an app or server has.
+private final class Workers: @unchecked Sendable {
+    // @unchecked: `iterations` and `stopping` are written before `start` is signalled and read
+    // after it is waited for; the semaphores order the accesses.
+    private let start = DispatchSemaphore(value: 0)
+    private let finished = DispatchSemaphore(value: 0)
+    private let outcomes = ThreadOutcomes()
+    private var iterations = 0
+    private var stopping = false
+    let count: Int
 
-    for _ in 0..<threadCount {
-        let thread = Thread {
-            ready.signal()
-            go.wait()
-            let sink = Sink()
-            do {
-                for _ in 0..<iterations {
-                    sink.consume(try operation())
+    init<Output: AnyObject>(count: Int, operation: @escaping @Sendable () throws -> Output) {
+        self.count = count
+        for _ in 0..<count {
+            Thread { [unowned self] in
+                let sink = Sink()
+                while true {
+                    self.start.wait()
+                    if self.stopping { break }
+                    do {
+                        for _ in 0..<self.iterations {
+                            sink.consume(try operation())
+                        }
+                        self.outcomes.record(.success(sink.checksum))
+                    } catch {
+                        self.outcomes.record(.failure(error))
+                    }
+                    self.finished.signal()
                 }
-                outcomes.record(.success(sink.checksum))
-            } catch {
-                outcomes.record(.failure(error))
-            }
-            finished.signal()
+                self.finished.signal()
+            }.start()
         }
-        thread.start()
     }
 
-    for _ in 0..<threadCount { ready.wait() }
-    let start = now()
-    for _ in 0..<threadCount { go.signal() }
-    for _ in 0..<threadCount { finished.wait() }
-    let end = now()
-
-    var checksum: UInt64 = 0
-    for outcome in outcomes.all {
-        checksum &+= try outcome.get()
+    /// Runs the loop `iterations` times on every worker at once and returns the wall time from the
+    /// start signal until the last worker has finished.
+    func run(iterations: Int) throws -> Sample {
+        self.iterations = iterations
+        outcomes.removeAll()
+        let begin = now()
+        for _ in 0..<count { start.signal() }
+        for _ in 0..<count { finished.wait() }
+        let end = now()
+        var checksum: UInt64 = 0
+        for outcome in outcomes.all {
+            checksum &+= try outcome.get()
+        }
+        return Sample(nanoseconds: end - begin, checksum: checksum)
     }
-    return Sample(nanoseconds: end - start, checksum: checksum)
+
+    /// Lets the workers finish.
+    func stop() {
+        stopping = true
+        for _ in 0..<count { start.signal() }
+        for _ in 0..<count { finished.wait() }
+    }
 }
 
 /// What each worker thread reports back: its checksum or its error.
@@ -182,6 +206,12 @@ private final class ThreadOutcomes: @unchecked Sendable {
     // @unchecked: every access to `outcomes` holds `lock`.
     private let lock = NSLock()
     private var outcomes: [Result<UInt64, any Error>] = []
+
+    func removeAll() {
+        lock.lock()
+        defer { lock.unlock() }
+        outcomes.removeAll()
+    }
 
     func record(_ outcome: Result<UInt64, any Error>) {
         lock.lock()
