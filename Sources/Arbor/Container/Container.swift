@@ -71,17 +71,18 @@ public final class Container: Resolver, @unchecked Sendable {
         version.storeInTotalOrder(UniqueNumber.next())
     }
 
-    /// Frees entries that left the registry once no thread can still be resolving with them, and keeps them
-    /// until then (``ResolvingThreads``). Call after `changed()` and `invalidateDescendantCaches()`, without the
-    /// lock: freeing an entry frees what its factory captured, whose deinit may use the container.
+    /// Frees an entry that left the registry once no thread can still be resolving with it, and keeps it until
+    /// then (``ResolvingThreads``). Call after `changed()` and `invalidateDescendantCaches()`, without the lock:
+    /// freeing an entry frees what its factory captured, whose deinit may use the container.
     ///
+    /// An entry no look-up ever found (`isPublished` false) is in no cache and in no resolve: it is freed at once.
     /// With `promptly` false (a reconfigured copy replaced the entry: the factory and what it captured live on in
-    /// the copy), the entry waits for the next prompt retirement, or for 64 others, so that the usual
-    /// `register(…).inObjectScope(…)` does not look at every thread (measured: that doubled the cost of a
-    /// registration).
-    func retire(_ entries: [ServiceEntry], promptly: Bool = true) {
+    /// the copy), a published entry waits for the next prompt retirement, or for 64 others, so that a
+    /// reconfiguration does not look at every thread.
+    func retire(_ entry: ServiceEntry, promptly: Bool) {
         let waiting = registry.withLock { registry -> [ServiceEntry] in
-            registry.retired += entries
+            guard entry.isPublished else { return [] }
+            registry.retired.append(entry)
             guard promptly || registry.retired.count >= 64 else { return [] }
             defer { registry.retired = [] }
             return registry.retired
@@ -124,10 +125,12 @@ public final class Container: Resolver, @unchecked Sendable {
         let version = self.version.loadInTotalOrder()
         var generation = 0
         var lookup = registry.withLock { registry in
+            registry.isLookedUp = true
             var lookup = Lookup(
                 version: version, depthLimit: registry.depthLimit, isClosed: registry.isClosed,
                 diagnostics: registry.diagnostics)
             if let entry = registry.entries[key] {
+                entry.isPublished = true
                 lookup.found = Found(entry: Unmanaged.passUnretained(entry), owner: self)
             } else if let cached = registry.inherited[key] {
                 lookup.found = Found(entry: Unmanaged.passUnretained(cached.entry), owner: cached.owner)
@@ -139,7 +142,12 @@ public final class Container: Resolver, @unchecked Sendable {
         var container = self
         while let parent = container.parent {
             container = parent
-            if let entry = container.registry.withLock({ $0.entries[key] }) {
+            let found = container.registry.withLock { registry in
+                let entry = registry.entries[key]
+                entry?.isPublished = true
+                return entry
+            }
+            if let entry = found {
                 lookup.found = Found(entry: Unmanaged.passUnretained(entry), owner: container)
                 remember(entry, in: container, for: key, generation: generation)
                 return lookup
@@ -207,14 +215,15 @@ public final class Container: Resolver, @unchecked Sendable {
     // deinit may well use the container.
 
     func add(_ entry: ServiceEntry) {
-        let (replaced, released, hasChildren) = registry.withLock { registry in
+        let (replaced, released, lookedUp, hasChildren) = registry.withLock { registry in
             let replaced = registry.entries.insert(entry)
-            return (replaced, replaced?.storage?.releaseLocked(), !registry.children.isEmpty)
+            return (replaced, replaced?.storage?.releaseLocked(), registry.isLookedUp, !registry.children.isEmpty)
         }
-        changed()
+        // A look-up cached here may have found an ancestor's registration under this key, which this one hides.
+        if lookedUp { changed() }
         if hasChildren { invalidateDescendantCaches() }
-        ReleasedInstance.run(released.map { [$0] } ?? [])
-        if let replaced { retire([replaced]) }
+        if let released { ReleasedInstance.run([released]) }
+        if let replaced { retire(replaced, promptly: true) }
     }
 
     /// Gives a registration another scope, or one more hook, if the container still holds that registration.
@@ -226,8 +235,9 @@ public final class Container: Resolver, @unchecked Sendable {
         addingReleaseHook: ReleaseHook? = nil,
         shortLived: Bool? = nil
     ) {
-        let (replaced, released): (ServiceEntry?, ReleasedInstance?) = registry.withLock { registry in
-            guard let entry = registry.entries[key], entry.token === token else { return (nil, nil) }
+        let (replaced, released, published): (ServiceEntry?, ReleasedInstance?, Bool) = registry.withLock {
+            registry in
+            guard let entry = registry.entries[key], entry.token === token else { return (nil, nil, false) }
             let reconfigured = entry.reconfigured(lock: self.registry) { configuration in
                 if let scope { configuration.scope = scope }
                 if let addingHook { configuration.hooks.append(addingHook) }
@@ -237,13 +247,15 @@ public final class Container: Resolver, @unchecked Sendable {
             registry.entries.insert(reconfigured)
             // A new scope gets a new storage: the old one's instance is dropped.
             let dropped = reconfigured.storage !== entry.storage ? entry.storage?.releaseLocked() : nil
-            return (entry, dropped)
+            return (entry, dropped, entry.isPublished)
         }
         guard let replaced else { return }
+        if let released { ReleasedInstance.run([released]) }
+        // An entry no look-up found is in no cache: the copy simply takes its place.
+        guard published else { return }
         changed()
         invalidateDescendantCaches()
-        ReleasedInstance.run(released.map { [$0] } ?? [])
-        retire([replaced], promptly: false)
+        retire(replaced, promptly: false)
     }
 
     func entry(_ key: ServiceKey, token: RegistrationToken) -> ServiceEntry? {
@@ -268,7 +280,7 @@ public final class Container: Resolver, @unchecked Sendable {
         changed()
         invalidateDescendantCaches()
         ReleasedInstance.run(released)
-        retire(removed)
+        for entry in removed { retire(entry, promptly: true) }
     }
 
     /// Marks this container and its descendants closed, and hands back the instances they held.
@@ -347,6 +359,9 @@ struct Registry {
     var inherited: [ServiceKey: InheritedEntry] = [:]
     /// Bumped whenever an ancestor's registrations change and `inherited` is cleared.
     var inheritedGeneration = 0
+    /// Set by the first look-up that starts here: until then no thread has cached anything for this container, so
+    /// a registration need not change its version.
+    var isLookedUp = false
     /// Entries that left `entries` while threads were resolving, which may still use them from their look-up
     /// caches: freed at a later change when no thread resolves, or with the container (see `Container.retire`).
     /// Their instances were released when they left.

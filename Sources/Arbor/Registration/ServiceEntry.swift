@@ -19,6 +19,10 @@ class ServiceEntry: @unchecked Sendable {
     let isPlain: Bool
     /// The token's identity: what tells registrations apart in a graph.
     let identity: ObjectIdentifier
+    /// Set, under the owning container's lock, when a look-up first finds the entry: from then on threads may
+    /// hold it in their look-up caches, so replacing it needs a version change and a retirement. The lock
+    /// already makes accesses exclusive, so the runtime's exclusivity check is off.
+    @exclusivity(unchecked) var isPublished = false
     /// `configuration.storage`, unretained (the configuration keeps it), for the resolve that reads it.
     let heldStorage: Unmanaged<InstanceStorage>?
 

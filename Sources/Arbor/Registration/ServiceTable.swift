@@ -9,13 +9,10 @@
 /// retain, no key to copy (measured: Array storage cost two retain/release pairs per look-up). The table is
 /// mutated only under its container's lock and never copied.
 struct ServiceTable {
-    private struct Slot {
-        var key: ServiceKey
-        var entry: ServiceEntry
-    }
-
+    /// Slots hold their entries retained, as `Unmanaged` so a probe copies a pointer, not a key and a reference
+    /// (measured: copying `(key, entry)` slots was most of a registration's table work).
     private final class Storage {
-        let slots: UnsafeMutablePointer<Slot?>
+        let slots: UnsafeMutablePointer<Unmanaged<ServiceEntry>?>
         let capacity: Int
 
         init(capacity: Int) {
@@ -25,40 +22,45 @@ struct ServiceTable {
         }
 
         deinit {
-            slots.deinitialize(count: capacity)
+            for index in 0..<capacity { slots[index]?.release() }
             slots.deallocate()
         }
     }
 
-    private var storage = Storage(capacity: 8)
+    private var storage = Storage(capacity: 16)
     private(set) var count = 0
 
     subscript(key: ServiceKey) -> ServiceEntry? {
+        guard let index = index(of: key) else { return nil }
+        return storage.slots[index]!.takeUnretainedValue()
+    }
+
+    /// The slot holding `key`'s entry, if any.
+    private func index(of key: ServiceKey) -> Int? {
         let slots = storage.slots
         let mask = storage.capacity - 1
         var index = Self.hash(key) & mask
-        while true {
-            guard let slot = slots[index] else { return nil }
-            if slot.key == key { return slot.entry }
+        while let slot = slots[index] {
+            if slot._withUnsafeGuaranteedRef({ $0.key == key }) { return index }
             index = (index + 1) & mask
         }
+        return nil
     }
 
     /// Stores `entry` under its key and returns the entry it replaced, if any.
     @discardableResult
     mutating func insert(_ entry: ServiceEntry) -> ServiceEntry? {
+        if let index = index(of: entry.key) {
+            let replaced = storage.slots[index]!.takeRetainedValue()
+            storage.slots[index] = .passRetained(entry)
+            return replaced
+        }
         if (count + 1) * 2 > storage.capacity { rehash(capacity: storage.capacity * 2) }
         let slots = storage.slots
         let mask = storage.capacity - 1
         var index = Self.hash(entry.key) & mask
-        while let slot = slots[index] {
-            if slot.key == entry.key {
-                slots[index] = Slot(key: entry.key, entry: entry)
-                return slot.entry
-            }
-            index = (index + 1) & mask
-        }
-        slots[index] = Slot(key: entry.key, entry: entry)
+        while slots[index] != nil { index = (index + 1) & mask }
+        slots[index] = .passRetained(entry)
         count += 1
         return nil
     }
@@ -77,7 +79,7 @@ struct ServiceTable {
     }
 
     var values: [ServiceEntry] {
-        (0..<storage.capacity).compactMap { storage.slots[$0]?.entry }
+        (0..<storage.capacity).compactMap { storage.slots[$0]?.takeUnretainedValue() }
     }
 
     private mutating func rehash(capacity: Int) {
