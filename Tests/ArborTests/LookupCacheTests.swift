@@ -62,11 +62,7 @@ private final class Capture: @unchecked Sendable {}
 
     @Test func aReplacedRegistrationThatWasResolvedIsFreed() throws {
         let container = Container()
-        let capture = weakly {
-            let capture = Capture()
-            container.register(Cached.self) { _ in withExtendedLifetime(capture) { Cached("first") } }
-            return capture
-        }
+        let capture = registerCapturing(in: container, label: "first")
         #expect(try container.resolve(Cached.self).label == "first")
 
         container.register(Cached.self) { _ in Cached("second") }
@@ -76,11 +72,7 @@ private final class Capture: @unchecked Sendable {}
 
     @Test func aRegistrationReplacedWhileItsTreeResolvesIsFreedAtALaterChange() throws {
         let container = Container()
-        let capture = weakly {
-            let capture = Capture()
-            container.register(Cached.self) { _ in withExtendedLifetime(capture) { Cached("first") } }
-            return capture
-        }
+        let capture = registerCapturing(in: container, label: "first")
         _ = try container.resolve(Cached.self)
         container.register(Dependent.self) { r in
             // Replaced while this resolution runs: a thread may still hold the first registration.
@@ -120,5 +112,14 @@ private final class Capture: @unchecked Sendable {}
         container.register(Cached.self) { _ in Cached("last") }
         #expect(captures.value!.allSatisfy { $0.object == nil })
         #expect(try container.resolve(Dependent.self).cached.label == "last")
+    }
+}
+
+/// Registers a `Cached` whose factory captures a new `Capture`, and returns a weak reference to the capture.
+private func registerCapturing(in container: Container, label: String) -> WeakRef<Capture> {
+    weakly {
+        let capture = Capture()
+        container.register(Cached.self) { _ in withExtendedLifetime(capture) { Cached(label) } }
+        return capture
     }
 }
