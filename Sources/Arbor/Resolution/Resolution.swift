@@ -199,7 +199,11 @@ final class Resolution: Resolver, @unchecked Sendable {
             do throws(NotHeld) { return try found.loadHeld(as: Service.self) } catch {}
         }
         begin(in: container, maxDepth: depthLimit, diagnostics: diagnostics)
-        return try run(key, found: found, invoke: invoke)
+        if let found, found.isPlain, diagnostics == nil, depthLimit >= 0 {
+            // `invoke` of a key without arguments is the entry's `make`: what `resolvePlain` calls.
+            return try run { try resolvePlain(found, key: key, depth: 0) }
+        }
+        return try run { try resolve(key, found: found, depth: 0, invoke: invoke) }
     }
 
     private static let maxRetries = 1_000
@@ -234,12 +238,12 @@ final class Resolution: Resolver, @unchecked Sendable {
         state.pointee.lentOut = true
     }
 
-    private func run<Service>(
-        _ key: ServiceKey, found: Found?, invoke: Invocation<Service>
-    ) throws -> Service {
+    /// Runs the outermost resolve, then the hooks it queued, then publishes the permanent and weak instances it
+    /// built; or abandons them if anything failed.
+    private func run<Service>(_ resolveOutermost: () throws -> Service) throws -> Service {
         defer { finish() }
         do {
-            let instance = try resolve(key, found: found, depth: 0, invoke: invoke)
+            let instance = try resolveOutermost()
             if !state.pointee.pendingHooks.isEmpty { try runPendingHooks() }
             if !state.pointee.claims.isEmpty { CreationCoordinator.shared.publish(state.pointee.claims) }
             return instance
