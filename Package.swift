@@ -8,8 +8,8 @@ let package = Package(
         .library(name: "ArborTesting", targets: ["ArborTesting"]),
     ],
     targets: [
-        .target(name: "CArborAtomics"),
-        .target(name: "Arbor", dependencies: ["CArborAtomics"]),
+        .target(name: "CArborSupport"),
+        .target(name: "Arbor", dependencies: ["CArborSupport"]),
         .target(name: "ArborTesting", dependencies: ["Arbor"]),
         .executableTarget(name: "Examples", dependencies: ["Arbor"], path: "Examples"),
         .testTarget(name: "ArborTests", dependencies: ["Arbor", "ArborTesting"]),

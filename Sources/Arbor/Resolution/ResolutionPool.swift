@@ -1,3 +1,5 @@
+internal import CArborSupport
+
 #if canImport(Darwin)
 import Darwin
 #elseif canImport(Glibc)
@@ -14,8 +16,21 @@ import Musl
 /// Measured: allocating and freeing the resolution was a third of the cost of resolving a transient service
 /// without dependencies. A resolution goes back to its thread's slot only if nothing else references it: a
 /// factory that kept its resolver keeps a finished resolution, which then stays finished for good.
+///
+/// The slot is a C thread-local variable, read without a library call; a `pthread_key_t` holds the same pointer
+/// only so that its destructor releases the resolution when the thread exits.
 enum ResolutionPool {
-    private static let slot: pthread_key_t = {
+    /// The pooled resolution (retained), or `nil`. Keeps the key's value in step with the thread-local variable.
+    private static func setSlot(_ raw: UnsafeMutableRawPointer?) {
+        carbor_set_pooled_resolution(raw)
+        pthread_setspecific(key, raw)
+    }
+
+    private static func getSlot() -> UnsafeMutableRawPointer? {
+        carbor_get_pooled_resolution()
+    }
+
+    private static let key: pthread_key_t = {
         var key = pthread_key_t()
         let result = pthread_key_create(&key, releaseSlot)
         precondition(result == 0, "pthread_key_create failed: \(result)")
@@ -26,10 +41,9 @@ enum ResolutionPool {
     /// factory called a container's `resolve`: a nested top-level resolve), sharing the thread's look-up cache.
     ///
     /// The slot keeps pointing at the resolution while it is in use; the caller holds the slot's reference
-    /// meanwhile, and `recycle` hands it back. Setting the slot only when a resolution leaves it saves two
-    /// `pthread_setspecific` calls per resolve.
+    /// meanwhile, and `recycle` hands it back.
     static func take(for container: Container) -> Resolution {
-        guard let raw = pthread_getspecific(slot) else { return Resolution(origin: container, cache: LookupCache()) }
+        guard let raw = getSlot() else { return Resolution(origin: container, cache: LookupCache()) }
         let pooled = Unmanaged<Resolution>.fromOpaque(raw)
         guard pooled.takeUnretainedValue().isIdle else {
             return Resolution(origin: container, cache: pooled.takeUnretainedValue().cache)
@@ -41,7 +55,7 @@ enum ResolutionPool {
     /// there. Call `returnToPool` after factories ran in it.
     @inline(__always)
     static func idle() -> Unmanaged<Resolution>? {
-        guard let raw = pthread_getspecific(slot) else { return nil }
+        guard let raw = getSlot() else { return nil }
         let pooled = Unmanaged<Resolution>.fromOpaque(raw)
         return pooled._withUnsafeGuaranteedRef { $0.isIdle } ? pooled : nil
     }
@@ -58,33 +72,35 @@ enum ResolutionPool {
             return
         }
         resolution.keepOrigin()
-        pthread_setspecific(slot, nil)
+        setSlot(nil)
     }
 
     /// Keeps a finished resolution for the thread's next resolve, unless something else still references it.
     static func recycle(_ resolution: inout Resolution) {
-        let inSlot = pthread_getspecific(slot) == Unmanaged.passUnretained(resolution).toOpaque()
+        let inSlot = getSlot() == Unmanaged.passUnretained(resolution).toOpaque()
         guard isKnownUniquelyReferenced(&resolution) else {
             // A factory kept it: it leaves the slot for good, with its origin retained.
             resolution.keepOrigin()
-            if inSlot { pthread_setspecific(slot, nil) }
+            if inSlot { setSlot(nil) }
             return
         }
         if inSlot {
             _ = Unmanaged.passRetained(resolution)  // The slot owns it again.
-        } else if resolution.thread == .current, pthread_getspecific(slot) == nil {
-            pthread_setspecific(slot, Unmanaged.passRetained(resolution).toOpaque())
+        } else if resolution.thread == .current, getSlot() == nil {
+            setSlot(Unmanaged.passRetained(resolution).toOpaque())
         }
     }
 }
 
 #if canImport(Darwin)
 private func releaseSlot(_ raw: UnsafeMutableRawPointer) {
+    carbor_set_pooled_resolution(nil)  // A deinit that runs now and resolves gets a new resolution.
     Unmanaged<Resolution>.fromOpaque(raw).release()
 }
 #else
 private func releaseSlot(_ raw: UnsafeMutableRawPointer?) {
     guard let raw else { return }
+    carbor_set_pooled_resolution(nil)  // A deinit that runs now and resolves gets a new resolution.
     Unmanaged<Resolution>.fromOpaque(raw).release()
 }
 #endif

@@ -1,4 +1,4 @@
-internal import CArborAtomics
+internal import CArborSupport
 
 /// A machine word that threads read without a lock: loads acquire, stores release.
 ///

@@ -1,3 +1,5 @@
+internal import CArborSupport
+
 #if canImport(Darwin)
 import Darwin
 #elseif canImport(Glibc)
@@ -9,22 +11,13 @@ import Musl
 #endif
 
 /// Identifies the calling thread, so that a resolution can tell whether it is being used on the thread that owns it.
+///
+/// The address of a thread-local variable: unique among the threads that are running, and read without a library
+/// call (measured: `pthread_self` and `pthread_equal` were two calls on every nested resolve).
 struct ThreadID: Hashable, @unchecked Sendable {
-    private let raw: pthread_t
+    private let marker: UnsafeRawPointer
 
-    static var current: ThreadID { ThreadID(raw: pthread_self()) }
-
-    static func == (lhs: ThreadID, rhs: ThreadID) -> Bool {
-        pthread_equal(lhs.raw, rhs.raw) != 0
-    }
-
-    func hash(into hasher: inout Hasher) {
-        #if canImport(Darwin)
-        hasher.combine(UInt(bitPattern: raw))
-        #else
-        hasher.combine(raw)
-        #endif
-    }
+    static var current: ThreadID { ThreadID(marker: carbor_thread_marker()) }
 }
 
 /// Sleeps a little longer on each attempt (50 µs doubling up to about 10 ms), to let another thread finish.
