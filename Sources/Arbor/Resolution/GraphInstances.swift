@@ -19,6 +19,7 @@ struct GraphInstances {
     private static let indexThreshold = 32
 
     /// Where the instance for `slot` is, if the graph has one.
+    @inline(__always)
     func position(of slot: GraphSlot) -> Int? {
         if let index { return index[slot] }
         return slots.elements.firstIndex(of: slot)
@@ -29,6 +30,7 @@ struct GraphInstances {
     }
 
     /// Adds the instance for a slot the graph does not have yet.
+    @inline(__always)
     mutating func add(_ instance: consuming Any, for slot: GraphSlot) {
         slots.push(slot)
         instances.push(instance)

@@ -73,8 +73,13 @@ final class LookupCache {
     /// The cache is two-way set associative: a key has two slots, the one it was stored in last first.
     @inline(__always)
     func hit(_ key: ServiceKey, in container: Container) -> UnsafeMutablePointer<Slot>? {
-        let first = slots + Self.index(key, container)
-        let version = container.version.loadInTotalOrder()
+        hit(key, at: Unmanaged.passUnretained(container).toOpaque(), version: container.version.loadInTotalOrder())
+    }
+
+    /// `hit(_:in:)` for the container at `address`, whose current version is `version`.
+    @inline(__always)
+    func hit(_ key: ServiceKey, at address: UnsafeMutableRawPointer, version: Int) -> UnsafeMutablePointer<Slot>? {
+        let first = slots + Self.index(key, address)
         if Self.matches(first, key, version) { return first }
         let second = first + 1
         if Self.matches(second, key, version) { return second }
@@ -93,7 +98,7 @@ final class LookupCache {
     /// `version` is the starting container's version read before the look-up began, so a change that raced with
     /// it leaves the slot stale rather than wrong.
     func store(_ key: ServiceKey, in container: Container, version: Int, found: Found, lookup: borrowing Lookup) {
-        let slot = slots + Self.index(key, container)
+        let slot = slots + Self.index(key, Unmanaged.passUnretained(container).toOpaque())
         (slot + 1).pointee = slot.pointee
         slot.pointee = Slot(
             version: version, serviceType: ObjectIdentifier(key.serviceType),
@@ -103,9 +108,9 @@ final class LookupCache {
     }
 
     @inline(__always)
-    private static func index(_ key: ServiceKey, _ container: Container) -> Int {
+    private static func index(_ key: ServiceKey, _ container: UnsafeMutableRawPointer) -> Int {
         let service = UInt(bitPattern: ObjectIdentifier(key.serviceType))
-        let owner = UInt(bitPattern: ObjectIdentifier(container))
+        let owner = UInt(bitPattern: container)
         var mixed = (service &* 0x9E37_79B9_7F4A_7C15) ^ (owner &* 0xC2B2_AE3D_27D4_EB4F)
         if key.argumentsType != Void.self {
             mixed ^= UInt(bitPattern: ObjectIdentifier(key.argumentsType)) &* 0x1656_67B1_9E37_79F9

@@ -288,7 +288,8 @@ final class Resolution: Resolver, @unchecked Sendable {
     func resolve<Service>(_ serviceType: Service.Type, name: String?, depth: Int) throws -> Service {
         let key = ServiceKey(serviceType: serviceType, name: name, argumentsType: Void.self)
         let context = state.pointee.context
-        if let slot = context._withUnsafeGuaranteedRef({ cache.hit(key, in: $0) }) {
+        let version = context._withUnsafeGuaranteedRef { $0.version }.loadInTotalOrder()
+        if let slot = cache.hit(key, at: context.toOpaque(), version: version) {
             let found = Found(entry: slot.pointee.entry!, owner: slot.pointee.owner!)
             if found.isPlain, state.pointee.diagnostics == nil, depth <= state.pointee.maxDepth {
                 return try resolvePlain(found, key: key, depth: depth)
@@ -446,7 +447,8 @@ final class Resolution: Resolver, @unchecked Sendable {
     /// `container` unretained: it is the resolution's context, which the caller keeps alive.
     @inline(__always)
     private func find(_ key: ServiceKey, in container: Unmanaged<Container>) -> Found? {
-        let slot = container._withUnsafeGuaranteedRef { cache.hit(key, in: $0) }
+        let version = container._withUnsafeGuaranteedRef { $0.version }.loadInTotalOrder()
+        let slot = cache.hit(key, at: container.toOpaque(), version: version)
         if let slot { return Found(entry: slot.pointee.entry!, owner: slot.pointee.owner!) }
         return findSlowly(key, in: container.takeUnretainedValue())
     }
@@ -564,6 +566,7 @@ final class Resolution: Resolver, @unchecked Sendable {
     /// Resolves a transient or graph-scoped registration without hooks, while nothing watches the resolution:
     /// what `resolve(_:found:depth:invoke:)` and `build` do, without the steps that cannot apply (measured: a
     /// tenth of a nested resolve).
+    @inline(__always)
     private func resolvePlain<Service>(_ found: Found, key: ServiceKey, depth: Int) throws -> Service {
         let shape = found.shape
         let slot = GraphSlot(registration: found.identity, context: state.pointee.context.toOpaque())
