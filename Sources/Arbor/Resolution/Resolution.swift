@@ -110,6 +110,7 @@ final class Resolution: Resolver, @unchecked Sendable {
     ///
     /// Usually in the thread's pooled resolution, borrowed without taking it out of the pool; in a new one when
     /// that is busy (a factory called a container's `resolve`) or after a deadlock retry.
+    @inline(__always)
     static func resolve<Service>(
         _ key: ServiceKey,
         in container: Container,
@@ -171,6 +172,7 @@ final class Resolution: Resolver, @unchecked Sendable {
     }
 
     /// One attempt at a top-level resolve, in this idle resolution.
+    @inline(__always)
     private func resolveTopLevel<Service>(
         _ key: ServiceKey,
         in container: Container,
@@ -240,6 +242,7 @@ final class Resolution: Resolver, @unchecked Sendable {
 
     /// Runs the outermost resolve, then the hooks it queued, then publishes the permanent and weak instances it
     /// built; or abandons them if anything failed.
+    @inline(__always)
     private func run<Service>(_ resolveOutermost: () throws -> Service) throws -> Service {
         defer { finish() }
         do {
