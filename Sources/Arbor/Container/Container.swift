@@ -235,39 +235,50 @@ public final class Container: Resolver, @unchecked Sendable {
         addingReleaseHook: ReleaseHook? = nil,
         shortLived: Bool? = nil
     ) {
-        let (replaced, released, published): (ServiceEntry?, ReleasedInstance?, Bool) = registry.withLock {
-            registry in
-            guard let entry = registry.entries[key], entry.token === token else { return (nil, nil, false) }
-            let reconfigured = entry.reconfigured(lock: self.registry) { configuration in
-                if let scope { configuration.scope = scope }
-                if let addingHook { configuration.hooks.append(addingHook) }
-                if let addingReleaseHook { configuration.releaseHooks.append(addingReleaseHook) }
-                if let shortLived { configuration.isShortLived = shortLived }
+        func change(_ configuration: inout EntryConfiguration) {
+            if let scope { configuration.scope = scope }
+            if let addingHook { configuration.hooks.append(addingHook) }
+            if let addingReleaseHook { configuration.releaseHooks.append(addingReleaseHook) }
+            if let shortLived { configuration.isShortLived = shortLived }
+        }
+        let (replaced, released, unpublished) = registry.withLock {
+            registry -> (ServiceEntry?, ReleasedInstance?, EntryConfiguration?) in
+            guard let entry = registry.entries[key], entry.token === token else { return (nil, nil, nil) }
+            let storage = entry.storage
+            guard entry.isPublished else {
+                // No look-up found it, so no thread holds it: change it in place.
+                let old = entry.reconfigureInPlace(lock: self.registry, change)
+                return (nil, entry.storage !== storage ? storage?.releaseLocked() : nil, old)
             }
+            let reconfigured = entry.reconfigured(lock: self.registry, change)
             registry.entries.insert(reconfigured)
             // A new scope gets a new storage: the old one's instance is dropped.
-            let dropped = reconfigured.storage !== entry.storage ? entry.storage?.releaseLocked() : nil
-            return (entry, dropped, entry.isPublished)
+            return (entry, reconfigured.storage !== storage ? storage?.releaseLocked() : nil, nil)
         }
-        guard let replaced else { return }
+        withExtendedLifetime(unpublished) {}  // Released after the lock: it may hold a storage.
         if let released { ReleasedInstance.run([released]) }
-        // An entry no look-up found is in no cache: the copy simply takes its place.
-        guard published else { return }
+        guard let replaced else { return }
         changed()
         invalidateDescendantCaches()
         retire(replaced, promptly: false)
     }
 
-    func entry(_ key: ServiceKey, token: RegistrationToken) -> ServiceEntry? {
+    /// The scope of the registration a handle refers to, read under the lock (an unpublished entry may change).
+    func scope(_ key: ServiceKey, token: RegistrationToken) -> ObjectScope? {
         registry.withLock { registry in
             guard let entry = registry.entries[key], entry.token === token else { return nil }
-            return entry
+            return entry.scope
         }
     }
 
-    /// This container's entries.
+    /// This container's entries. They leave the lock, so they count as found: they will not be changed in place
+    /// any more.
     var entries: [ServiceEntry] {
-        registry.withLock { $0.entries.values }
+        registry.withLock { registry in
+            let entries = registry.entries.values
+            for entry in entries { entry.isPublished = true }
+            return entries
+        }
     }
 
     /// Removes the entries whose keys match.

@@ -120,6 +120,6 @@ public struct Registration<Service>: Sendable {
 
     /// The registration's current scope, or `nil` if it was replaced or removed.
     public var scope: ObjectScope? {
-        container.entry(key, token: token)?.scope
+        container.scope(key, token: token)
     }
 }

@@ -1,8 +1,11 @@
 /// A registration as a container stores it.
 ///
-/// Entries are immutable, so a resolution reads one without holding a lock. Configuring a registration
-/// (`inObjectScope`, `initCompleted`) swaps in a reconfigured copy under the container's lock; the copy keeps the
-/// `token`, which is how a ``Registration`` handle finds its entry again and how a graph tells registrations apart.
+/// Once a look-up has found an entry (`isPublished`), it never changes, so a resolution reads it without holding a
+/// lock. Configuring a registration (`inObjectScope`, `initCompleted`) then swaps in a reconfigured copy under the
+/// container's lock; the copy keeps the `token`, which is how a ``Registration`` handle finds its entry again and
+/// how a graph tells registrations apart. Before that — the usual `register(…).inObjectScope(…)` — no thread can
+/// hold the entry, and it is changed in place (measured: the copy, and freeing the original, were half the cost
+/// of a registration).
 ///
 /// Two subclasses hold the factory: ``NullaryEntry`` for services without runtime arguments, the common case, and
 /// ``FactoryEntry`` for those with. A resolve builds a nullary service through the overridden `make(_:as:)`, which
@@ -11,20 +14,23 @@
 class ServiceEntry: @unchecked Sendable {
     let key: ServiceKey
     let token: RegistrationToken
-    let configuration: EntryConfiguration
+    // The configuration and what is derived from it change only while the entry is unpublished, under the owning
+    // container's lock; the lock orders those writes before any read, so the runtime's exclusivity checks are off.
+    @exclusivity(unchecked) final private(set) var configuration: EntryConfiguration
     /// What a resolve needs to know first, read without touching the configuration.
-    let shape: Shape
-    let hasHooks: Bool
+    @exclusivity(unchecked) final private(set) var shape: Shape
+    @exclusivity(unchecked) final private(set) var hasHooks: Bool
     /// Transient or graph-scoped, without hooks, and not a forward: a resolve needs nothing but the factory.
-    let isPlain: Bool
+    @exclusivity(unchecked) final private(set) var isPlain: Bool
     /// The token's identity: what tells registrations apart in a graph.
     let identity: ObjectIdentifier
+    let isForward: Bool
     /// Set, under the owning container's lock, when a look-up first finds the entry: from then on threads may
     /// hold it in their look-up caches, so replacing it needs a version change and a retirement. The lock
     /// already makes accesses exclusive, so the runtime's exclusivity check is off.
     @exclusivity(unchecked) var isPublished = false
     /// `configuration.storage`, unretained (the configuration keeps it), for the resolve that reads it.
-    let heldStorage: Unmanaged<InstanceStorage>?
+    @exclusivity(unchecked) final private(set) var heldStorage: Unmanaged<InstanceStorage>?
 
     /// How a resolve treats the entry.
     enum Shape {
@@ -39,16 +45,24 @@ class ServiceEntry: @unchecked Sendable {
     init(key: ServiceKey, token: RegistrationToken, configuration: EntryConfiguration, isForward: Bool = false) {
         self.key = key
         self.token = token
-        self.configuration = configuration
-        switch configuration.scope.storage {
-        case .none: shape = .transient
-        case .graph: shape = .graph
-        case .strong, .weak: shape = .held
-        }
-        hasHooks = !configuration.hooks.isEmpty
-        isPlain = shape != .held && !hasHooks && key.argumentsType == Void.self && !isForward
+        self.isForward = isForward
         identity = ObjectIdentifier(token)
-        heldStorage = configuration.storage.map { .passUnretained($0) }
+        self.configuration = configuration
+        (shape, hasHooks, isPlain, heldStorage) = Self.derived(from: configuration, key: key, isForward: isForward)
+    }
+
+    private static func derived(
+        from configuration: EntryConfiguration, key: ServiceKey, isForward: Bool
+    ) -> (Shape, Bool, Bool, Unmanaged<InstanceStorage>?) {
+        let shape: Shape =
+            switch configuration.scope.storage {
+            case .none: .transient
+            case .graph: .graph
+            case .strong, .weak: .held
+            }
+        let hasHooks = !configuration.hooks.isEmpty
+        let isPlain = shape != .held && !hasHooks && key.argumentsType == Void.self && !isForward
+        return (shape, hasHooks, isPlain, configuration.storage.map { .passUnretained($0) })
     }
 
     final var scope: ObjectScope { configuration.scope }
@@ -66,6 +80,23 @@ class ServiceEntry: @unchecked Sendable {
     /// A copy with a changed configuration, for the same registration. Keeps the instance storage (and the
     /// instance) while the scope stays. Call with the container's lock held.
     final func reconfigured(lock: Protected<Registry>, _ change: (inout EntryConfiguration) -> Void) -> ServiceEntry {
+        with(reconfiguration(lock: lock, change), token: token)
+    }
+
+    /// Changes the configuration in place, and returns the one it replaced, to be released after the lock. Only
+    /// for an entry no look-up has found (`isPublished` false), with the container's lock held.
+    final func reconfigureInPlace(
+        lock: Protected<Registry>, _ change: (inout EntryConfiguration) -> Void
+    ) -> EntryConfiguration {
+        let replaced = configuration
+        configuration = reconfiguration(lock: lock, change)
+        (shape, hasHooks, isPlain, heldStorage) = Self.derived(from: configuration, key: key, isForward: isForward)
+        return replaced
+    }
+
+    private func reconfiguration(
+        lock: Protected<Registry>, _ change: (inout EntryConfiguration) -> Void
+    ) -> EntryConfiguration {
         var changed = configuration
         change(&changed)
         if changed.scope == scope, let storage {
@@ -73,7 +104,7 @@ class ServiceEntry: @unchecked Sendable {
         } else {
             changed.storage = InstanceStorage.make(for: changed.scope, releaseHooks: changed.releaseHooks, lock: lock)
         }
-        return with(changed, token: token)
+        return changed
     }
 
     /// A copy for another container, with an empty storage of its own: how `validate()` resolves without touching

@@ -82,11 +82,19 @@ struct ServiceTable {
         (0..<storage.capacity).compactMap { storage.slots[$0]?.takeUnretainedValue() }
     }
 
+    /// Moves every slot to a table of `capacity` slots. The references move as they are: no retain, no release,
+    /// no array of the entries in between.
     private mutating func rehash(capacity: Int) {
-        let old = values
+        let old = storage
         storage = Storage(capacity: capacity)
-        count = 0
-        for entry in old { insert(entry) }
+        let mask = capacity - 1
+        for index in 0..<old.capacity {
+            guard let entry = old.slots[index] else { continue }
+            var target = Self.hash(entry._withUnsafeGuaranteedRef { $0.key }) & mask
+            while storage.slots[target] != nil { target = (target + 1) & mask }
+            storage.slots[target] = entry
+            old.slots[index] = nil  // Now owned by the new table.
+        }
     }
 
     @inline(__always)
