@@ -201,10 +201,6 @@ final class Resolution: Resolver, @unchecked Sendable {
             do throws(NotHeld) { return try found.loadHeld(as: Service.self) } catch {}
         }
         begin(in: container, maxDepth: depthLimit, diagnostics: diagnostics)
-        if let found, found.isPlain, diagnostics == nil, depthLimit >= 0 {
-            // `invoke` of a key without arguments is the entry's `make`: what `resolvePlain` calls.
-            return try run { try resolvePlain(found, key: key, depth: 0) }
-        }
         return try run { try resolve(key, found: found, depth: 0, invoke: invoke) }
     }
 
@@ -290,19 +286,7 @@ final class Resolution: Resolver, @unchecked Sendable {
     /// Resolves within this resolution, at `depth`.
     func resolve<Service>(_ serviceType: Service.Type, name: String?, depth: Int) throws -> Service {
         let key = ServiceKey(serviceType: serviceType, name: name, argumentsType: Void.self)
-        let context = state.pointee.context
-        let version = context._withUnsafeGuaranteedRef { $0.version }.loadInTotalOrder()
-        if let slot = cache.hit(key, at: context.toOpaque(), version: version) {
-            let found = Found(entry: slot.pointee.entry!, owner: slot.pointee.owner!)
-            if found.isPlain, state.pointee.diagnostics == nil, depth <= state.pointee.maxDepth {
-                return try resolvePlain(found, key: key, depth: depth)
-            }
-            return try resolve(key, found: found, depth: depth) { entry, resolution, depth in
-                guard let entry else { return try resolution.derive(Service.self, name: name, depth: depth) }
-                return try entry._withUnsafeGuaranteedRef { try $0.make(resolution, as: Service.self) }
-            }
-        }
-        return try resolve(key, found: findSlowly(key, in: context.takeUnretainedValue()), depth: depth) {
+        return try resolve(key, found: find(key, in: state.pointee.context), depth: depth) {
             entry, resolution, depth in
             guard let entry else { return try resolution.derive(Service.self, name: name, depth: depth) }
             return try entry._withUnsafeGuaranteedRef { try $0.make(resolution, as: Service.self) }
@@ -479,6 +463,9 @@ final class Resolution: Resolver, @unchecked Sendable {
                 throw error(.notRegistered, key: key, alternatives: currentContext.registrations(of: key))
             }
         }
+        // While nothing watches, a registration without hooks needs nothing but its factory. (A plain entry's key
+        // has no arguments, so `invoke` would call its `make` too.)
+        if found.isPlain, state.pointee.diagnostics == nil { return try resolvePlain(found, key: key, depth: depth) }
         if let observer = state.pointee.diagnostics?.observer {
             observe(key, entry: found.entry.takeUnretainedValue(), by: observer)
         }
