@@ -1,21 +1,6 @@
 /// Says that a storage holds no instance now.
 struct NotHeld: Error {}
 
-/// An instance a permanent or weak storage holds.
-enum HeldInstance {
-    case value(StoredValue)
-    case object(AnyObject)
-
-    /// The instance as the `Service` of the registration's key, which is what its factory returned.
-    @inline(__always)
-    func load<Service>(as _: Service.Type) -> Service {
-        switch self {
-        case .value(let value): value.load(as: Service.self)
-        case .object(let object): object as! Service  // A weak storage holds its own `Service`.
-        }
-    }
-}
-
 /// Where a permanent or weak registration keeps its instance, and how that instance gets built exactly once.
 ///
 /// A storage goes `empty → building → holding`. While one resolution builds the instance, others that need it
@@ -33,12 +18,12 @@ final class InstanceStorage: @unchecked Sendable {
     }
 
     let retention: ObjectScope.Retention
-    /// The owning container's lock. `unowned(unsafe)`: the container outlives every use of its storages (a
-    /// look-up runs on the container, and a resolution keeps the container it started in, and so its ancestors,
-    /// alive), and a strong reference would be a cycle through the container's entries.
-    private unowned(unsafe) let lock: Protected<Registry>
-    /// `lock`, for the read of a held instance, which must not retain it.
+    /// The owning container's lock, unretained: the container outlives every use of its storages (a look-up runs
+    /// on the container, and a resolution keeps the container it started in, and so its ancestors, alive), a
+    /// strong reference would be a cycle through the container's entries, and the read of a held instance must
+    /// not retain it.
     private let lockReference: Unmanaged<Protected<Registry>>
+    private var lock: Protected<Registry> { lockReference.takeUnretainedValue() }
     private var state = State.empty
     /// The instance being built (both retentions), or held (strong retention). Kept as `Unmanaged`, retained, so
     /// that `loadHeld` reads it under the lock without retaining the box (measured: a tenth of a cached
@@ -61,7 +46,6 @@ final class InstanceStorage: @unchecked Sendable {
     init(retention: ObjectScope.Retention, releaseHooks: [ReleaseHook], lock: Protected<Registry>) {
         self.retention = retention
         self.releaseHooks = releaseHooks
-        self.lock = lock
         lockReference = .passUnretained(lock)
     }
 
@@ -86,15 +70,10 @@ final class InstanceStorage: @unchecked Sendable {
         releaseHooks = hooks
     }
 
-    // MARK: Reading; the caller holds the owning container's lock
+    // MARK: Reading
 
-    /// The instance held by a storage with strong retention.
-    func heldValueLocked() -> StoredValue? {
-        guard case .holding = state, retention == .strong else { return nil }
-        return value
-    }
-
-    /// The instance held, as the registration's `Service`; throws when there is none.
+    /// The instance held, as the registration's `Service`; throws when there is none. Takes the owning container's
+    /// lock.
     ///
     /// It throws rather than returning `Service?`: an optional of a generic type in the resolve's unspecialised
     /// code costs a generic-metadata look-up on every call (measured: a third of a transient resolve).
@@ -110,19 +89,6 @@ final class InstanceStorage: @unchecked Sendable {
         // A weak storage holds its own `Service`: a class registered as itself needs no dynamic cast.
         if type(of: object) == Service.self { return unsafeBitCast(object, to: Service.self) }
         return object as! Service
-    }
-
-    /// The instance held, if any. Call with the lock held.
-    func heldLocked() -> HeldInstance? {
-        guard case .holding = state else { return nil }
-        if let value { return .value(value) }
-        return weakObject.map { .object($0) }
-    }
-
-    /// The instance held by a storage with weak retention, while something else keeps it alive.
-    func heldObjectLocked() -> AnyObject? {
-        guard case .holding = state, retention == .weak else { return nil }
-        return weakObject
     }
 
     /// Whether the storage keeps `object` strongly: the instance of a permanent (or other strong) registration.
