@@ -28,7 +28,7 @@ final class Resolution: Resolver, @unchecked Sendable {
 
     private struct State {
         /// The container that began the resolution.
-        /// `unowned(unsafe)`, like `context`: the caller of `resolve` keeps the container alive until the
+        /// `unowned(unsafe)`, and `context` unretained: the caller of `resolve` keeps the container alive until the
         /// resolution ends, and then `keepOrigin()` retains it if a factory kept the resolver (measured: retaining
         /// and releasing both containers on every resolve was a tenth of a transient resolve).
         unowned(unsafe) var origin: Container

@@ -67,12 +67,7 @@ enum ResolutionPool {
         // Nothing to check if no factory ran (a held instance was found).
         guard pooled._withUnsafeGuaranteedRef({ $0.wasLentOut() }) else { return }
         var resolution = pooled.takeRetainedValue()  // The slot's reference.
-        if isKnownUniquelyReferenced(&resolution) {
-            _ = Unmanaged.passRetained(resolution)  // The slot owns it again.
-            return
-        }
-        resolution.keepOrigin()
-        setSlot(nil)
+        recycle(&resolution)
     }
 
     /// Keeps a finished resolution for the thread's next resolve, unless something else still references it.
