@@ -8,7 +8,7 @@ import Testing
 // ends; graph state is per resolution.
 //
 // Every multi-threaded test waits with a timeout, so a deadlock fails the test instead of hanging the run. Worker
-// threads never call `#expect` themselves: they collect failures in a `TSFailures` box that the test checks at the
+// threads never call `#expect` themselves: they collect failures in a `ProblemLog` that the test checks at the
 // end. The suite also runs under ThreadSanitizer in CI (`swift test --sanitize=thread`); plain `var` properties
 // written by hooks and read by other threads are deliberate, so TSan checks that the container orders them.
 
@@ -29,7 +29,7 @@ struct ThreadSafetyTests {
 
         let fromTask = try await Task.detached { try container.resolve(TSShared.self) }.value
         let fromThreads = TSLocked<[TSShared]>([])
-        let failures = TSFailures()
+        let failures = ProblemLog()
         let finished = await runOnThreads(4) { _ in
             do {
                 let shared = try container.resolve(TSShared.self)
@@ -72,7 +72,7 @@ struct ThreadSafetyTests {
         let session = try container.resolve(TSSession.self)
         let threadCount = 8
         let iterations = 10_000
-        let failures = TSFailures()
+        let failures = ProblemLog()
         let sharedSeen = TSLocked<[TSShared]>([])
         let resolves = TSLocked(0)
 
@@ -137,7 +137,7 @@ struct ThreadSafetyTests {
             }.inObjectScope(.permanent)
 
             let seen = TSLocked<[TSSlow]>([])
-            let failures = TSFailures()
+            let failures = ProblemLog()
             let finished = await runOnThreads(8) { _ in
                 do {
                     let slow = try container.resolve(TSSlow.self)
@@ -173,7 +173,7 @@ struct ThreadSafetyTests {
             }
 
             let seen = TSLocked<[TSSlow]>([])
-            let failures = TSFailures()
+            let failures = ProblemLog()
             let finished = await runOnThreads(children.count) { index in
                 do {
                     let slow = try children[index].resolve(TSSlow.self)
@@ -242,7 +242,7 @@ struct ThreadSafetyTests {
         let barrier = TSBarrier(2)
         let results = TSLocked<(a: TSCycleA?, b: TSCycleB?)>((nil, nil))
         let completedRounds = TSLocked(0)
-        let failures = TSFailures()
+        let failures = ProblemLog()
 
         let finished = await runOnThreads(2, timeout: 60) { index in
             for round in 0..<rounds {
@@ -295,7 +295,7 @@ struct ThreadSafetyTests {
         container.register(TSDependency.self) { _ in TSDependency(label: "parent") }
         container.register(TSVersioned.self) { r in TSVersioned(version: 0, dependency: try r.resolve()) }
 
-        let failures = TSFailures()
+        let failures = ProblemLog()
         let resolveCounts = TSLocked<[Int]>([])
         let writerIterations = 2_000
         let finished = await runOnThreads(4, timeout: 120) { index in
@@ -382,7 +382,7 @@ struct ThreadSafetyTests {
 
         let threadCount = 4
         let iterations = 5_000
-        let failures = TSFailures()
+        let failures = ProblemLog()
         let serialSets = TSLocked<[Set<Int>]>([])
         let finished = await runOnThreads(threadCount, timeout: 120) { _ in
             var serials = Set<Int>()
@@ -435,7 +435,7 @@ struct ThreadSafetyTests {
             let children = (0..<4).map { _ in parent.makeChild() }
 
             let seen = TSLocked<[TSHooked]>([])
-            let failures = TSFailures()
+            let failures = ProblemLog()
             // Half the threads resolve from the parent, half from children.
             let finished = await runOnThreads(8) { index in
                 do {
@@ -492,7 +492,7 @@ struct ThreadSafetyTests {
                 remoteShared: remoteShared)
         }
 
-        let failures = TSFailures()
+        let failures = ProblemLog()
         let finished = await runOnThreads(2, timeout: 60) { _ in
             for _ in 0..<50 {
                 do {
@@ -522,7 +522,7 @@ struct ThreadSafetyTests {
         container.register(TSCapture.self) { r in TSCapture(resolver: r, node: try r.resolve()) }
         let capture = try container.resolve(TSCapture.self)
 
-        let failures = TSFailures()
+        let failures = ProblemLog()
         let finished = await runOnThreads(4) { _ in
             var previous: TSNodePair?
             for _ in 0..<1_000 {
@@ -567,7 +567,7 @@ struct ThreadSafetyTests {
 
         let taskCount = 200
         let resolvesPerTask = 50
-        let failures = TSFailures()
+        let failures = ProblemLog()
         let sharedSeen = TSLocked<[TSShared]>([])
         let completed = await completes(within: 60) {
             await withTaskGroup(of: TSShared?.self) { group in
@@ -754,29 +754,6 @@ private final class TSLocked<Value>: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return try body(&stored)
-    }
-}
-
-/// Collects failures seen on worker threads, for the test to check on its own thread.
-private final class TSFailures: @unchecked Sendable {
-    private let lock = NSLock()
-    private var count = 0
-    private var samples: [String] = []
-
-    func check(_ condition: Bool, _ message: @autoclosure () -> String) {
-        if !condition { record(message()) }
-    }
-
-    func record(_ message: String) {
-        lock.lock()
-        defer { lock.unlock() }
-        count += 1
-        if samples.count < 5 { samples.append(message) }
-    }
-
-    func expectNone(sourceLocation: SourceLocation = #_sourceLocation) {
-        let (count, samples) = lock.withLock { (self.count, self.samples) }
-        #expect(count == 0, "\(count) failures, first ones: \(samples)", sourceLocation: sourceLocation)
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 
 /// Runs `body` on a new thread and waits at most `timeout` seconds for it. Returns its result, or `nil` on timeout:
 /// the thread is then left behind, so a deadlock fails the test instead of hanging the run.
@@ -63,6 +64,12 @@ final class ProblemLog: @unchecked Sendable {
 
     var summary: String {
         lock.withLock { "\(count) problem(s), first ones:\n" + samples.map { "  - \($0)" }.joined(separator: "\n") }
+    }
+
+    /// Records a test issue unless no problem was recorded.
+    func expectNone(sourceLocation: SourceLocation = #_sourceLocation) {
+        let (count, summary) = lock.withLock { (self.count, self.samples) }
+        #expect(count == 0, "\(count) failures, first ones: \(summary)", sourceLocation: sourceLocation)
     }
 }
 
