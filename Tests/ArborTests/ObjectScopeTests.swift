@@ -29,6 +29,25 @@ private struct Value {
     let serial: Int
 }
 
+private protocol Named: AnyObject {
+    var label: String { get }
+}
+
+extension Service: Named {}
+
+/// A value of 19 words that holds a strong and a weak reference.
+private struct Bulky {
+    let serial: Int
+    let payload = (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
+    let owner: Service
+    weak var observer: Service?
+}
+
+private struct Gathered {
+    let values: [(Bulky, Bulky)]
+    let named: (any Named, any Named)
+}
+
 private struct ValuePair {
     let first: Value
     let second: Value
@@ -115,6 +134,44 @@ extension ObjectScope {
         let consumer = try #require(nested.value)
         #expect(consumer.dependency === pair.first)
         #expect(consumer.fromHook === pair.first)
+    }
+
+    @Test func graphSharesValuesAndProtocolInstancesOfAnySizeAndReleasesThemAfterwards() throws {
+        let c = Container()
+        let serials = Counter()
+        c.register(Service.self) { _ in Service("owner") }
+        c.register((any Named).self) { _ in Service("named") }
+        let names = (0..<24).map(String.init)
+        for name in names {
+            // Large values, each holding references: a graph of them outgrows its first buffer and is moved.
+            c.register(Bulky.self, name: name) { r in
+                let owner = try r.resolve(Service.self)
+                return Bulky(serial: serials.increment(), owner: owner, observer: owner)
+            }
+        }
+        c.register(Gathered.self) { r in
+            var values: [(Bulky, Bulky)] = []
+            for name in names {
+                values.append((try r.resolve(Bulky.self, name: name), try r.resolve(Bulky.self, name: name)))
+            }
+            return Gathered(values: values, named: (try r.resolve(), try r.resolve()))
+        }
+
+        weak var owner: Service?
+        weak var named: Service?
+        do {
+            let gathered = try c.resolve(Gathered.self)
+            #expect(gathered.values.allSatisfy { $0.serial == $1.serial && $0.owner === $1.owner })
+            #expect(Set(gathered.values.map(\.0.serial)).count == names.count)
+            let first = gathered.values[0].0.owner
+            #expect(gathered.values.allSatisfy { $0.0.observer === first }, "weak references survive a move")
+            #expect(gathered.named.0 === gathered.named.1, "a protocol service is shared too")
+            owner = gathered.values[0].0.owner
+            named = gathered.named.0 as? Service
+            #expect(owner != nil && named != nil)
+        }
+        #expect(owner == nil, "the graph released its copies of the values")
+        #expect(named == nil)
     }
 
     // MARK: permanent

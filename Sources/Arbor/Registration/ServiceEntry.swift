@@ -168,8 +168,16 @@ final class NullaryEntry<Produced>: ServiceEntry, @unchecked Sendable {
     }
 
     override func make<Service>(_ resolver: any Resolver, as _: Service.Type) throws -> Service {
-        // The key names the service type exactly, so `Service` is `Produced`: a reinterpretation, not a cast.
-        unsafeBitCast(try factory(resolver), to: Service.self)
+        try NullaryEntry<Service>.build(self, resolver)
+    }
+
+    /// Calls the factory of `entry`, a `NullaryEntry<Produced>`. The key names the service type exactly, so the
+    /// entry found for a key of `Service` is a `NullaryEntry<Service>`: the downcast is a reinterpretation, and the
+    /// factory writes its result straight into the caller's (no copy, no retain; and no metadata look-up, since
+    /// the field's offset does not depend on `Produced`).
+    @inline(__always)
+    static func build(_ entry: ServiceEntry, _ resolver: any Resolver) throws -> Produced {
+        try unsafeDowncast(entry, to: NullaryEntry<Produced>.self).factory(resolver)
     }
 
     override func validate(in container: Container) throws {

@@ -14,7 +14,14 @@
 /// Every `resolve` throws a ``ResolutionError`` when it cannot deliver; none of them returns `nil` for a missing
 /// service. A resolver captured by a factory and used after its resolution finished still works: it starts a new
 /// resolution in the container that began the original one.
-public protocol Resolver: Sendable {
+///
+/// Resolvers are classes (`AnyObject`): a factory receives its resolver as a reference, which costs nothing to
+/// pass. A test double that stands in for a resolver is a class too:
+///
+/// ```swift
+/// final class StubResolver: Resolver { … }
+/// ```
+public protocol Resolver: AnyObject, Sendable {
     /// Resolves the service registered for `serviceType` and `name` with no runtime arguments.
     func resolve<Service>(_ serviceType: Service.Type, name: String?) throws -> Service
 

@@ -19,6 +19,11 @@ static inline void carbor_set_pooled_resolution(void *_Nullable resolution) {
     carbor_pooled_resolution = resolution;
 }
 
+/// Where the calling thread's pooled resolution is stored: the reference can be checked in place.
+static inline void *_Nullable *_Nonnull carbor_pooled_resolution_address(void) {
+    return &carbor_pooled_resolution;
+}
+
 /// An address unique to the calling thread while it runs: tells threads apart without a library call.
 static inline const void *_Nonnull carbor_thread_marker(void) {
     return &carbor_pooled_resolution;
