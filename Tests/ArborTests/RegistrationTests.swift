@@ -22,6 +22,9 @@ private struct Signature: Equatable {
     let arity: Int
     let values: [String]
     init(_ values: String...) {
+        self.init(values)
+    }
+    init(_ values: [String]) {
         arity = values.count
         self.values = values
     }
@@ -131,6 +134,73 @@ private final class Clock {}
             return Car(engine: Engine(), label: signature.values.joined(separator: "-"))
         }
         #expect(try c.resolve(Car.self).label == "9-nine")
+    }
+
+    @Test func argumentsGiveTheSameResultsOnEveryResolveInEveryScope() throws {
+        let c = Container()
+        let built = Counter()
+        c.register(Engine.self) { (_, label: String) in
+            built.increment()
+            return Engine(label)
+        }
+        c.register(Engine.self, name: "transient") { (_, label: String, times: Int) in
+            Engine(String(repeating: label, count: times))
+        }
+        .inObjectScope(.transient)
+        c.register(Car.self) { (r, label: String) in
+            let first = try r.resolve(Engine.self, arguments: label)
+            #expect(try r.resolve(Engine.self, arguments: label) === first, "graph scope shares within a graph")
+            return Car(engine: first, label: try r.resolve(Engine.self, name: "transient", arguments: label, 2).label)
+        }
+
+        // The first resolve of a key finds its registration under the locks; later ones, in the thread's cache.
+        for round in 1...3 {
+            let label = "v\(round)"
+            let car = try c.resolve(Car.self, arguments: label)
+            #expect(car.engine.label == label && car.label == label + label)
+            #expect(built.value == 2 * round - 1, "one graph-scoped engine per graph")
+            let engine = try c.resolve(Engine.self, arguments: label)
+            #expect(engine !== car.engine, "a new graph for each top-level resolve")
+            #expect(try c.resolve(Engine.self, name: "transient", arguments: "x", round).label.count == round)
+            #expect(built.value == 2 * round)
+        }
+
+        // A replaced registration is seen at once.
+        c.register(Engine.self) { (_, label: String) in Engine("replaced " + label) }
+        #expect(try c.resolve(Engine.self, arguments: "x").label == "replaced x")
+        // Through the requirement itself, with the name spelled out.
+        #expect(try c.resolve(Engine.self, name: nil, arguments: "y").label == "replaced y")
+        #expect(try c.resolve(Engine.self, name: Optional("transient"), arguments: "z", 3).label == "zzz")
+    }
+
+    @Test func aResolverOfYourOwnGetsEveryResolveThroughItsRequirements() throws {
+        /// A test double that answers every resolve itself.
+        final class StubResolver: Resolver {
+            let calls = Recorder()
+            func resolve<Service>(_ serviceType: Service.Type, name: String?) throws -> Service {
+                calls.record("\(Service.self) \(name ?? "-")")
+                return Signature("stub") as! Service
+            }
+            func resolve<Service, each Argument>(
+                _ serviceType: Service.Type, name: String?, arguments: repeat each Argument
+            ) throws -> Service {
+                var values: [String] = []
+                for argument in repeat each arguments { values.append("\(argument)") }
+                calls.record("\(Service.self) \(name ?? "-") \(values.joined(separator: ","))")
+                return Signature(values) as! Service
+            }
+        }
+        let stub = StubResolver()
+        let resolver: any Resolver = stub
+        #expect(try resolver.resolve(Signature.self) == Signature("stub"))
+        #expect(try resolver.resolve(Signature.self, arguments: 1, "two") == Signature(["1", "two"]))
+        #expect(try resolver.resolve(Signature.self, name: "n", arguments: 3) == Signature(["3"]))
+        let inferred: Signature = try stub.resolve(arguments: 4)
+        #expect(inferred == Signature(["4"]))
+        #expect(
+            stub.calls.events == [
+                "Signature -", "Signature - 1,two", "Signature n 3", "Signature - 4",
+            ])
     }
 
     // MARK: Instances

@@ -39,18 +39,30 @@ extension Container {
     /// ```
     ///
     /// The argument types are part of the key: resolve with arguments of exactly these types.
+    @inlinable
     @discardableResult
     public func register<Service, FirstArgument, each Argument>(
         _ serviceType: Service.Type,
         name: String? = nil,
         factory: @escaping @Sendable (any Resolver, FirstArgument, repeat each Argument) throws -> Service
     ) -> Registration<Service> {
-        let key = ServiceKey(
-            serviceType: serviceType, name: name, argumentsType: (FirstArgument, repeat each Argument).self)
+        // Inlined, so the factory is wrapped where its argument types are known (see `TupleFactory`).
+        register(
+            serviceType, name: name, argumentsType: (FirstArgument, repeat each Argument).self,
+            factory: TupleFactory(factory))
+    }
+
+    /// Registers a factory that takes its runtime arguments, of the types `argumentsType` stands for, as a tuple.
+    @usableFromInline
+    func register<Service>(
+        _ serviceType: Service.Type,
+        name: String?,
+        argumentsType: Any.Type,
+        factory: TupleFactory<Service>
+    ) -> Registration<Service> {
+        let key = ServiceKey(serviceType: serviceType, name: name, argumentsType: argumentsType)
         let token = RegistrationToken()
-        add(
-            FactoryEntry<Service, FirstArgument, repeat each Argument>(
-                key: key, token: token, configuration: initialConfiguration, factory: factory))
+        add(ArgumentsEntry(key: key, token: token, configuration: initialConfiguration, factory: factory))
         return Registration(container: self, key: key, token: token)
     }
 

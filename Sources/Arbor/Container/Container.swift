@@ -245,7 +245,7 @@ public final class Container: Resolver, @unchecked Sendable {
             registry -> (ServiceEntry?, ReleasedInstance?, EntryConfiguration?) in
             guard let entry = registry.entries[key], entry.token === token else { return (nil, nil, nil) }
             let storage = entry.storage
-            guard entry.isPublished else {
+            guard entry.isPublished || addingHook != nil else {
                 // No look-up found it, so no thread holds it: change it in place.
                 let old = entry.reconfigureInPlace(lock: self.registry, change)
                 return (nil, entry.storage !== storage ? storage?.releaseLocked() : nil, old)
@@ -257,7 +257,8 @@ public final class Container: Resolver, @unchecked Sendable {
         }
         withExtendedLifetime(unpublished) {}  // Released after the lock: it may hold a storage.
         if let released { ReleasedInstance.run([released]) }
-        guard let replaced else { return }
+        // An entry no look-up found is in no thread's cache: nothing to invalidate, and it is freed at once.
+        guard let replaced, replaced.isPublished else { return }
         changed()
         invalidateDescendantCaches()
         retire(replaced, promptly: false)
@@ -314,11 +315,7 @@ public final class Container: Resolver, @unchecked Sendable {
     /// let car = try container.resolve(Car.self, name: "sports")
     /// ```
     public func resolve<Service>(_ serviceType: Service.Type, name: String?) throws -> Service {
-        let key = ServiceKey(serviceType: serviceType, name: name, argumentsType: Void.self)
-        return try Resolution.resolve(key, in: self) { entry, resolution, depth in
-            guard let entry else { return try resolution.derive(Service.self, name: name, depth: depth) }
-            return try entry._withUnsafeGuaranteedRef { try $0.make(resolution, as: Service.self) }
-        }
+        try Resolution.resolve(Service.self, name: name, in: self)
     }
 
     /// Resolves the service registered for `serviceType` and `name` whose factory takes runtime arguments of these
@@ -332,15 +329,7 @@ public final class Container: Resolver, @unchecked Sendable {
         name: String?,
         arguments: repeat each Argument
     ) throws -> Service {
-        let argumentsType: Any.Type = (repeat each Argument).self
-        guard argumentsType != Void.self else { return try resolve(serviceType, name: name) }
-        let key = ServiceKey(serviceType: serviceType, name: name, argumentsType: argumentsType)
-        return try Resolution.resolve(key, in: self) { entry, resolution, depth in
-            guard let entry else {
-                return try resolution.derive(Service.self, name: name, depth: depth, arguments: repeat each arguments)
-            }
-            return try resolution.make(entry.takeUnretainedValue(), as: Service.self, arguments: repeat each arguments)
-        }
+        try Resolution.resolve(Service.self, name: name, in: self, arguments: repeat each arguments)
     }
 }
 

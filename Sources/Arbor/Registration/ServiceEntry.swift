@@ -24,6 +24,9 @@ class ServiceEntry: @unchecked Sendable {
     @exclusivity(unchecked) final private(set) var isPlain: Bool
     /// The token's identity: what tells registrations apart in a graph.
     let identity: ObjectIdentifier
+    /// The first of `hooks`, in a constant of its own: calling a closure kept in a `let` retains nothing, where
+    /// one read from an array retains its context (and the array). Hooks are never changed in place.
+    let firstHook: InitHook?
     let isForward: Bool
     /// Set, under the owning container's lock, when a look-up first finds the entry: from then on threads may
     /// hold it in their look-up caches, so replacing it needs a version change and a retirement. The lock
@@ -47,6 +50,7 @@ class ServiceEntry: @unchecked Sendable {
         self.token = token
         self.isForward = isForward
         identity = ObjectIdentifier(token)
+        firstHook = configuration.hooks.first
         self.configuration = configuration
         (shape, hasHooks, isPlain, heldStorage) = Self.derived(from: configuration, key: key, isForward: isForward)
     }
@@ -61,7 +65,7 @@ class ServiceEntry: @unchecked Sendable {
             case .strong, .weak: .held
             }
         let hasHooks = !configuration.hooks.isEmpty
-        let isPlain = shape != .held && !hasHooks && key.argumentsType == Void.self && !isForward
+        let isPlain = shape != .held && !hasHooks && !isForward
         return (shape, hasHooks, isPlain, configuration.storage.map { .passUnretained($0) })
     }
 
@@ -74,7 +78,7 @@ class ServiceEntry: @unchecked Sendable {
     /// The same factory with another identity and configuration. Each subclass builds its own type here, and
     /// nothing else: reconfiguring and copying are built on it.
     func with(_ configuration: EntryConfiguration, token: RegistrationToken) -> ServiceEntry {
-        preconditionFailure("Every entry is a NullaryEntry, a FactoryEntry or a ForwardEntry.")
+        preconditionFailure("Every entry is a NullaryEntry, an ArgumentsEntry or a ForwardEntry.")
     }
 
     /// A copy with a changed configuration, for the same registration. Keeps the instance storage (and the
@@ -84,12 +88,14 @@ class ServiceEntry: @unchecked Sendable {
     }
 
     /// Changes the configuration in place, and returns the one it replaced, to be released after the lock. Only
-    /// for an entry no look-up has found (`isPublished` false), with the container's lock held.
+    /// for an entry no look-up has found (`isPublished` false), with the container's lock held, and for a change
+    /// that keeps the hooks (`firstHook` is a constant).
     final func reconfigureInPlace(
         lock: Protected<Registry>, _ change: (inout EntryConfiguration) -> Void
     ) -> EntryConfiguration {
         let replaced = configuration
         configuration = reconfiguration(lock: lock, change)
+        assert(configuration.hooks.count == replaced.hooks.count, "Hooks are added by replacing the entry.")
         (shape, hasHooks, isPlain, heldStorage) = Self.derived(from: configuration, key: key, isForward: isForward)
         return replaced
     }
@@ -119,12 +125,6 @@ class ServiceEntry: @unchecked Sendable {
     /// Builds an instance of a registration without runtime arguments. `Service` is the key's service type.
     func make<Service>(_ resolver: any Resolver, as _: Service.Type) throws -> Service {
         preconditionFailure("Only a NullaryEntry or a ForwardEntry is found under a key without arguments.")
-    }
-
-    /// Builds an instance of a registration with runtime arguments, passed as a tuple of the key's argument types.
-    /// For the rare paths that do not know the service type statically (forwards); resolves call `factory`.
-    func make(_ resolver: any Resolver, arguments: UnsafeRawPointer) throws -> Any {
-        preconditionFailure("Only a FactoryEntry is found under a key with arguments.")
     }
 
     /// Resolves the entry's key from `container`, with its own types: how `validate()` checks a registration that
@@ -185,35 +185,33 @@ final class NullaryEntry<Produced>: ServiceEntry, @unchecked Sendable {
     }
 }
 
-/// The entry of a service whose factory takes runtime arguments of the types `Argument...` (at least one).
+/// The entry of a service whose factory takes runtime arguments (at least one).
 ///
-/// A key names its service and argument types exactly, so the entry found for a key with arguments is always the
-/// `FactoryEntry<Service, repeat each Argument>` of that key's types.
-final class FactoryEntry<Produced, each Argument>: ServiceEntry, @unchecked Sendable {
-    let factory: @Sendable (any Resolver, repeat each Argument) throws -> Produced
-    /// `factory`, taking its arguments as a tuple in memory, for forwards.
-    private let factoryTakingTuple: @Sendable (any Resolver, UnsafeRawPointer) throws -> Any
+/// The factory takes its arguments as a tuple in memory, of the key's argument types (``ServiceKey/argumentsType``):
+/// a resolve passes a pointer to its arguments, and no code between the caller and the factory is generic over a
+/// parameter pack (measured: every function that forwards a pack copies it into a tuple, whose metadata it looks
+/// up in the runtime; that was most of a resolve with two arguments). See ``TupleFactory``.
+///
+/// A key names its service and argument types exactly, so the entry found for a key of `Service` with arguments is
+/// an `ArgumentsEntry<Service>` whose factory reads a tuple of the key's argument types.
+final class ArgumentsEntry<Produced>: ServiceEntry, @unchecked Sendable {
+    let factory: TupleFactory<Produced>
 
-    init(
-        key: ServiceKey,
-        token: RegistrationToken,
-        configuration: EntryConfiguration,
-        factory: @escaping @Sendable (any Resolver, repeat each Argument) throws -> Produced
-    ) {
+    init(key: ServiceKey, token: RegistrationToken, configuration: EntryConfiguration, factory: TupleFactory<Produced>)
+    {
         self.factory = factory
-        factoryTakingTuple = { resolver, pointer in
-            let arguments = pointer.assumingMemoryBound(to: (repeat each Argument).self).pointee
-            return try factory(resolver, repeat each arguments)
-        }
         super.init(key: key, token: token, configuration: configuration)
     }
 
     override func with(_ configuration: EntryConfiguration, token: RegistrationToken) -> ServiceEntry {
-        FactoryEntry(key: key, token: token, configuration: configuration, factory: factory)
+        ArgumentsEntry(key: key, token: token, configuration: configuration, factory: factory)
     }
 
-    override func make(_ resolver: any Resolver, arguments: UnsafeRawPointer) throws -> Any {
-        try factoryTakingTuple(resolver, arguments)
+    /// Calls the factory of `entry`, an `ArgumentsEntry<Produced>`, with the arguments at `arguments`: a
+    /// reinterpretation, like `NullaryEntry.build`.
+    @inline(__always)
+    static func build(_ entry: ServiceEntry, _ resolver: any Resolver, arguments: UnsafeRawPointer) throws -> Produced {
+        try unsafeDowncast(entry, to: ArgumentsEntry<Produced>.self).factory.make(resolver, arguments)
     }
 }
 
@@ -298,13 +296,19 @@ struct ReleaseHook: Sendable {
 }
 
 /// An `initCompleted` hook with its service type erased.
+///
+/// The resolution hands it the address of the instance its own registration's factory returned, kept with the
+/// registration's service type (``ValueStack``): reading it back needs no cast (measured: `as!` from `Any` was a
+/// tenth of resolving a pair wired by a hook).
 struct InitHook: Sendable {
-    let run: @Sendable (any Resolver, Any) throws -> Void
+    /// Copies the `Service` at the address, then runs the hook on it.
+    let run: @Sendable (any Resolver, UnsafeRawPointer) throws -> Void
 
     init<Service>(_ hook: @escaping @Sendable (any Resolver, Service) throws -> Void) {
-        run = { resolver, instance in
-            // The resolution hands every hook the instance its own entry's factory returned.
-            try hook(resolver, instance as! Service)
+        run = { resolver, address in
+            // A copy of its own: the hook may resolve more, and the instances the address points among can move.
+            let instance = address.assumingMemoryBound(to: Service.self).pointee
+            try hook(resolver, instance)
         }
     }
 }

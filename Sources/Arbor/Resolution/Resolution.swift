@@ -44,10 +44,15 @@ final class Resolution: Resolver, @unchecked Sendable {
         var depth = -1
         /// The services whose factories are running, outermost first.
         var building = UnsafeStack<Frame>()
-        /// While a hook runs: the path that created its instance. Prefixes `building` in error paths.
-        var hookPath: [ServiceKey] = []
+        /// While a hook runs: the path that created its instance, in `paths`. Prefixes `building` in error paths.
+        var hookPath = PathRange()
         var graph = GraphInstances()
-        var pendingHooks: [PendingHook] = []
+        /// Instances whose hooks are queued, in the order their factories returned.
+        var pendingHooks = UnsafeStack<PendingHook>()
+        /// The instances of queued hooks that the graph does not keep.
+        var hookInstances = ValueStack()
+        /// The paths that created the instances of queued hooks: `PathRange`s point into it.
+        var paths = UnsafeStack<Unmanaged<ServiceEntry>>()
         var claims: [InstanceStorage] = []
         /// The leak trackers and validation observer watching the origin. Usually `nil`: then they cost one check
         /// per resolve.
@@ -78,13 +83,26 @@ final class Resolution: Resolver, @unchecked Sendable {
         var key: ServiceKey { entry._withUnsafeGuaranteedRef { $0.key } }
     }
 
+    /// The hooks of one instance, waiting for the outermost factory to return. Trivial: queuing one retains
+    /// nothing, except a context that is not the origin (a `Lazy` may have been the only owner of its container).
     private struct PendingHook {
-        let hooks: [InitHook]
-        let instance: Any
-        let path: [ServiceKey]
+        /// The instance's registration, which holds the hooks. Unretained, like a frame's.
+        let entry: Unmanaged<ServiceEntry>
+        /// Where the instance is: in the graph, or in `hookInstances`.
+        let inGraph: Bool
+        let position: Int
+        let path: PathRange
         let depth: Int
-        let context: Container
+        let context: Unmanaged<Container>
+        /// Whether `context` was retained for the hook (it is not the origin).
+        let retainsContext: Bool
         let storage: ObjectScope.Storage
+    }
+
+    /// A path of registrations kept in `paths`: the services being built when an instance was created.
+    struct PathRange {
+        var start = 0
+        var count = 0
     }
 
     init(origin: Container, cache: LookupCache) {
@@ -97,6 +115,9 @@ final class Resolution: Resolver, @unchecked Sendable {
     deinit {
         state.pointee.building.deallocate()
         state.pointee.graph.deallocate()
+        state.pointee.pendingHooks.deallocate()
+        state.pointee.hookInstances.deallocate()
+        state.pointee.paths.deallocate()
         state.deinitialize(count: 1)
         state.deallocate()
     }
@@ -106,44 +127,86 @@ final class Resolution: Resolver, @unchecked Sendable {
 
     // MARK: Top level
 
-    /// Resolves `key` as a new top-level resolution that starts in `container`.
+    /// Resolves a service as a new top-level resolution that starts in `container`.
     ///
     /// Usually in the thread's pooled resolution, borrowed without taking it out of the pool; in a new one when
     /// that is busy (a factory called a container's `resolve`) or after a deadlock retry.
     @inline(__always)
-    static func resolve<Service>(
-        _ key: ServiceKey,
-        in container: Container,
-        invoke: Invocation<Service>
-    ) throws -> Service {
+    static func resolve<Service>(_: Service.Type, name: String?, in container: Container) throws -> Service {
+        let key = ServiceKey(serviceType: Service.self, name: name, argumentsType: Void.self)
         if let pooled = ResolutionPool.idle() {
             // Back to the pool only after the borrow ended: if a factory kept the resolution, leaving the pool
             // releases the pool's reference, and the last one may be another thread's.
             let instance: Service
             do {
-                instance = try pooled._withUnsafeGuaranteedRef { resolution in
-                    try resolution.resolveTopLevel(key, in: container, invoke: invoke)
-                }
-            } catch is DeadlockRetry {
-                ResolutionPool.returnToPool(pooled)
-                return try resolveRetrying(key, in: container, after: 1, invoke: invoke)
+                instance = try pooled._withUnsafeGuaranteedRef { try $0.resolveTopLevel(key, in: container) }
             } catch {
                 ResolutionPool.returnToPool(pooled)
-                throw error
+                guard error is DeadlockRetry else { throw error }
+                return try resolveRetrying(key, in: container, after: 1) { try $0.resolveTopLevel(key, in: container) }
             }
             ResolutionPool.returnToPool(pooled)
             return instance
         }
-        return try resolveRetrying(key, in: container, after: 0, invoke: invoke)
+        return try resolveRetrying(key, in: container, after: 0) { try $0.resolveTopLevel(key, in: container) }
     }
 
-    /// Resolves in resolutions taken from the pool or made for the purpose, retrying while an attempt would have
-    /// deadlocked with another thread.
+    /// Resolves a service whose factory takes runtime arguments, as a new top-level resolution that starts in
+    /// `container`: the general path, for every kind of registration. The common case, a plain registration found
+    /// in the thread's cache, takes `resolveQuickly` from the resolver's inlined `resolve(_:arguments:_:)`.
+    static func resolve<Service, each Argument>(
+        _: Service.Type,
+        name: String?,
+        in container: Container,
+        arguments: repeat each Argument
+    ) throws -> Service {
+        let key = ServiceKey(serviceType: Service.self, name: name, argumentsType: (repeat each Argument).self)
+        guard key.hasArguments else { return try resolve(Service.self, name: name, in: container) }
+        if let pooled = ResolutionPool.idle() {
+            do {
+                defer { ResolutionPool.returnToPool(pooled) }
+                return try pooled._withUnsafeGuaranteedRef {
+                    try $0.resolveTopLevel(key, in: container, arguments: repeat each arguments)
+                }
+            } catch is DeadlockRetry {
+                return try resolveRetrying(key, in: container, after: 1) {
+                    try $0.resolveTopLevel(key, in: container, arguments: repeat each arguments)
+                }
+            }
+        }
+        return try resolveRetrying(key, in: container, after: 0) {
+            try $0.resolveTopLevel(key, in: container, arguments: repeat each arguments)
+        }
+    }
+
+    /// Resolves a plain registration with runtime arguments that the thread's look-up cache knows, as a new
+    /// top-level resolution that starts in `container`, and writes the instance to `result`. Returns `false`, having
+    /// done nothing, when the registration is not plain, is not in the cache, or anything watches: then the caller
+    /// takes the general path.
+    static func resolveQuickly<Service>(
+        _ key: ServiceKey,
+        in container: Container,
+        arguments: UnsafeRawPointer,
+        into result: UnsafeMutablePointer<Service>
+    ) throws -> Bool {
+        guard let pooled = ResolutionPool.idle() else { return false }
+        do {
+            defer { ResolutionPool.returnToPool(pooled) }
+            return try pooled._withUnsafeGuaranteedRef {
+                try $0.resolveTopLevelQuickly(key, in: container, arguments: arguments, into: result)
+            }
+        } catch is DeadlockRetry {
+            return false  // The general path retries.
+        }
+    }
+
+    /// Runs `attempt` in resolutions taken from the pool or made for the purpose, retrying while an attempt would
+    /// have deadlocked with another thread.
     private static func resolveRetrying<Service>(
         _ key: ServiceKey,
         in container: Container,
         after failedAttempts: Int,
-        invoke: Invocation<Service>
+        attempt: (Resolution) throws -> Service
     ) throws -> Service {
         var retries = failedAttempts
         while true {
@@ -164,47 +227,122 @@ final class Resolution: Resolver, @unchecked Sendable {
             var resolution = ResolutionPool.take(for: container)
             do {
                 defer { ResolutionPool.recycle(&resolution) }
-                return try resolution.resolveTopLevel(key, in: container, invoke: invoke)
+                return try attempt(resolution)
             } catch is DeadlockRetry {
                 retries += 1
             }
         }
     }
 
-    /// One attempt at a top-level resolve, in this idle resolution.
+    /// One attempt at a top-level resolve of a key without runtime arguments, in this idle resolution.
+    @inline(__always)
+    private func resolveTopLevel<Service>(_ key: ServiceKey, in container: Container) throws -> Service {
+        try resolveTopLevel(key, in: container) { found in
+            if let found, found.isPlain, state.pointee.diagnostics == nil {
+                return try resolvePlain(found, key: key, depth: 0)
+            }
+            return try resolve(key, found: found, name: key.name, depth: 0)
+        }
+    }
+
+    /// One attempt at a top-level resolve of a key with runtime arguments, in this idle resolution.
+    private func resolveTopLevel<Service, each Argument>(
+        _ key: ServiceKey,
+        in container: Container,
+        arguments: repeat each Argument
+    ) throws -> Service {
+        try resolveTopLevel(key, in: container) { found in
+            try resolve(key, found: found, depth: 0, arguments: repeat each arguments)
+        }
+    }
+
+    /// One attempt at a top-level resolve, in this idle resolution: looks `key` up, then lets `resolveFound` resolve
+    /// what it found at depth 0, then completes the resolution.
     @inline(__always)
     private func resolveTopLevel<Service>(
         _ key: ServiceKey,
         in container: Container,
-        invoke: Invocation<Service>
+        resolveFound: (Found?) throws -> Service
     ) throws -> Service {
         cache.beginResolving(in: container)
         defer { cache.endResolving() }
-        let found: Found?
-        let depthLimit: Int
-        var diagnostics: Diagnostics?
-        if let slot = cache.hit(key, in: container) {
-            if slot.pointee.isClosed { throw ResolutionError(.containerClosed, key: key, path: [key]) }
-            found = Found(entry: slot.pointee.entry!, owner: slot.pointee.owner!)
-            depthLimit = slot.pointee.depthLimit
-            if slot.pointee.diagnostics != nil { diagnostics = slot.pointee.diagnostics }
-        } else {
-            let lookup = container.lookupForResolution(key)
-            if lookup.isClosed { throw ResolutionError(.containerClosed, key: key, path: [key]) }
-            found = lookup.found
-            depthLimit = lookup.depthLimit
-            diagnostics = lookup.diagnostics
-            if let found { cache.store(key, in: container, version: lookup.version, found: found, lookup: lookup) }
-        }
+        let lookup = try lookUpTopLevel(key, in: container)
         // Fast path: an instance a permanent or weak registration already holds needs no resolution at all.
-        if let found, found.shape == .held {
+        if let found = lookup.found, found.shape == .held {
             do throws(NotHeld) { return try found.loadHeld(as: Service.self) } catch {}
         }
-        begin(in: container, maxDepth: depthLimit, diagnostics: diagnostics)
-        if let found, found.isPlain, diagnostics == nil {
-            return try run { try resolvePlain(found, key: key, depth: 0) }
+        begin(in: container, maxDepth: lookup.depthLimit, diagnostics: lookup.diagnostics)
+        do {
+            let instance = try resolveFound(lookup.found)
+            try complete()
+            return instance
+        } catch {
+            throw failed(error)
         }
-        return try run { try resolve(key, found: found, depth: 0, invoke: invoke) }
+    }
+
+    /// `resolveTopLevel(_:in:arguments:)` for a plain registration the cache knows; `false` for anything else.
+    @inline(__always)
+    private func resolveTopLevelQuickly<Service>(
+        _ key: ServiceKey,
+        in container: Container,
+        arguments: UnsafeRawPointer,
+        into result: UnsafeMutablePointer<Service>
+    ) throws -> Bool {
+        cache.beginResolving(in: container)
+        defer { cache.endResolving() }
+        guard let slot = cache.hit(key, in: container), !slot.pointee.isClosed, slot.pointee.diagnostics == nil else {
+            return false
+        }
+        let found = Found(entry: slot.pointee.entry!, owner: slot.pointee.owner!)
+        guard found.isPlain else { return false }
+        begin(in: container, maxDepth: slot.pointee.depthLimit, diagnostics: nil)
+        do {
+            let instance: Service = try resolvePlain(found, key: key, depth: 0, arguments: arguments)
+            try complete()
+            result.initialize(to: instance)
+            return true
+        } catch {
+            throw failed(error)
+        }
+    }
+
+    /// Resolves a plain registration with runtime arguments within this resolution, as a factory's nested resolve,
+    /// and writes the instance to `result`. `false`, having done nothing, when the general path must do it.
+    func resolveQuickly<Service>(
+        _ key: ServiceKey,
+        arguments: UnsafeRawPointer,
+        into result: UnsafeMutablePointer<Service>
+    ) throws -> Bool {
+        guard thread == .current, state.pointee.phase == .active, state.pointee.diagnostics == nil,
+            let found = find(key, in: state.pointee.context), found.isPlain
+        else { return false }
+        result.initialize(to: try resolvePlain(found, key: key, depth: state.pointee.depth + 1, arguments: arguments))
+        return true
+    }
+
+    /// What a top-level resolve needs to know before it begins: where the key is registered, and the settings of
+    /// the container it starts in. From the thread's look-up cache, or found under the registries' locks and then
+    /// cached. Throws if the container was closed.
+    @inline(__always)
+    private func lookUpTopLevel(
+        _ key: ServiceKey,
+        in container: Container
+    ) throws -> (found: Found?, depthLimit: Int, diagnostics: Diagnostics?) {
+        if let slot = cache.hit(key, in: container) {
+            if slot.pointee.isClosed { throw ResolutionError(.containerClosed, key: key, path: [key]) }
+            let found = Found(entry: slot.pointee.entry!, owner: slot.pointee.owner!)
+            // Copied only when there is one: copying `nil` still calls the runtime to retain and release it.
+            var diagnostics: Diagnostics?
+            if slot.pointee.diagnostics != nil { diagnostics = slot.pointee.diagnostics }
+            return (found, slot.pointee.depthLimit, diagnostics)
+        }
+        let lookup = container.lookupForResolution(key)
+        if lookup.isClosed { throw ResolutionError(.containerClosed, key: key, path: [key]) }
+        if let found = lookup.found {
+            cache.store(key, in: container, version: lookup.version, found: found, lookup: lookup)
+        }
+        return (lookup.found, lookup.depthLimit, lookup.diagnostics)
     }
 
     private static let maxRetries = 1_000
@@ -239,34 +377,35 @@ final class Resolution: Resolver, @unchecked Sendable {
         state.pointee.lentOut = true
     }
 
-    /// Runs the outermost resolve, then the hooks it queued, then publishes the permanent and weak instances it
-    /// built; or abandons them if anything failed.
+    /// Completes a resolution whose outermost resolve returned: runs the hooks it queued, then publishes the
+    /// permanent and weak instances it built, then finishes. If that throws, call `failed`.
     @inline(__always)
-    private func run<Service>(_ resolveOutermost: () throws -> Service) throws -> Service {
-        defer { finish() }
-        do {
-            let instance = try resolveOutermost()
-            // A factory that swallowed a nested `DeadlockRetry` returns normally from an aborted resolution.
-            if state.pointee.phase == .aborted { throw DeadlockRetry() }
-            if !state.pointee.pendingHooks.isEmpty { try runPendingHooks() }
-            if !state.pointee.claims.isEmpty { CreationCoordinator.shared.publish(state.pointee.claims) }
-            return instance
-        } catch {
-            if !state.pointee.claims.isEmpty { CreationCoordinator.shared.abandon(state.pointee.claims) }
-            if state.pointee.phase == .aborted { throw DeadlockRetry() }
-            throw error
-        }
+    private func complete() throws {
+        // A factory that swallowed a nested `DeadlockRetry` returns normally from an aborted resolution.
+        if state.pointee.phase == .aborted { throw DeadlockRetry() }
+        if !state.pointee.pendingHooks.isEmpty { try runPendingHooks() }
+        if !state.pointee.claims.isEmpty { CreationCoordinator.shared.publish(state.pointee.claims) }
+        finish()
+    }
+
+    /// Ends a resolution that failed: abandons the permanent and weak instances it claimed, finishes, and returns
+    /// the error to throw.
+    private func failed(_ error: any Error) -> any Error {
+        if !state.pointee.claims.isEmpty { CreationCoordinator.shared.abandon(state.pointee.claims) }
+        let aborted = state.pointee.phase == .aborted
+        finish()
+        return aborted ? DeadlockRetry() : error
     }
 
     /// Drops every instance the resolution kept, so a resolver captured by a factory keeps nothing alive. Keeps
     /// the capacity of its buffers for the next resolution on this thread.
     private func finish() {
         state.pointee.phase = .finished
-        state.pointee.graph.removeAll()
-        if !state.pointee.pendingHooks.isEmpty { state.pointee.pendingHooks.removeAll(keepingCapacity: true) }
+        if !state.pointee.graph.isEmpty { state.pointee.graph.removeAll() }
+        if !state.pointee.pendingHooks.isEmpty { dropPendingHooks() }
         if !state.pointee.claims.isEmpty { state.pointee.claims.removeAll(keepingCapacity: true) }
         if !state.pointee.building.isEmpty { state.pointee.building.removeAll() }
-        if !state.pointee.hookPath.isEmpty { state.pointee.hookPath.removeAll() }
+        state.pointee.hookPath = PathRange()
         if state.pointee.diagnostics != nil { state.pointee.diagnostics = nil }
     }
 
@@ -319,10 +458,26 @@ final class Resolution: Resolver, @unchecked Sendable {
         let argumentsType: Any.Type = (repeat each Argument).self
         guard argumentsType != Void.self else { return try resolve(serviceType, name: name, depth: depth) }
         let key = ServiceKey(serviceType: serviceType, name: name, argumentsType: argumentsType)
-        return try resolve(key, found: find(key, in: state.pointee.context), depth: depth) {
-            entry, resolution, depth in
+        return try resolve(
+            key, found: find(key, in: state.pointee.context), depth: depth, arguments: repeat each arguments)
+    }
+
+    /// Resolves `key`, a key with runtime arguments, from what a look-up found.
+    private func resolve<Service, each Argument>(
+        _ key: ServiceKey,
+        found: Found?,
+        depth: Int,
+        arguments: repeat each Argument
+    ) throws -> Service {
+        if let found, found.isPlain, state.pointee.diagnostics == nil {
+            return try withUnsafePointer(to: (repeat each arguments)) { arguments in
+                try resolvePlain(found, key: key, depth: depth, arguments: UnsafeRawPointer(arguments))
+            }
+        }
+        return try resolve(key, found: found, depth: depth) { entry, resolution, depth in
             guard let entry else {
-                return try resolution.derive(Service.self, name: name, depth: depth, arguments: repeat each arguments)
+                return try resolution.derive(
+                    Service.self, name: key.name, depth: depth, arguments: repeat each arguments)
             }
             return try resolution.make(entry.takeUnretainedValue(), as: Service.self, arguments: repeat each arguments)
         }
@@ -359,33 +514,24 @@ final class Resolution: Resolver, @unchecked Sendable {
         try resolve(key, found: find(key, in: owner), depth: state.pointee.depth) { entry, resolution, _ in
             guard let entry = entry?.takeUnretainedValue() else { throw NotDerivable() }
             guard let arguments else { return try entry.make(resolution, as: Target.self) }
-            return try entry.make(resolution, arguments: arguments) as! Target  // The target's own factory made it.
+            return try ArgumentsEntry<Target>.build(entry, resolution, arguments: arguments)
         }
     }
 
-    /// Calls `entry`'s factory with these arguments (at least one), or forwards them.
+    /// Calls `entry`'s factory with these arguments, or forwards them.
     func make<Service, each Argument>(
         _ entry: ServiceEntry,
         as _: Service.Type,
         arguments: repeat each Argument
     ) throws -> Service {
-        if entry.forwardTarget != nil {
-            return try forward(entry, as: Service.self, arguments: repeat each arguments)
-        }
-        return try unsafeDowncast(entry, to: FactoryEntry<Service, repeat each Argument>.self)
-            .factory(self, repeat each arguments)
-    }
-
-    /// Forwards runtime arguments to the target of a forward, as a tuple in memory. A function of its own: the
-    /// tuple's metadata is looked up when a function that holds one begins, taken or not (measured: a tenth of a
-    /// resolve with arguments).
-    private func forward<Service, each Argument>(
-        _ entry: ServiceEntry,
-        as _: Service.Type,
-        arguments: repeat each Argument
-    ) throws -> Service {
-        try withUnsafePointer(to: (repeat each arguments)) { pointer in
-            try unsafeDowncast(entry, to: ForwardingEntry.self).forward(as: Service.self, in: self, arguments: pointer)
+        if !entry.key.hasArguments { return try entry.make(self, as: Service.self) }
+        return try withUnsafePointer(to: (repeat each arguments)) { tuple in
+            let pointer = UnsafeRawPointer(tuple)
+            if entry.forwardTarget != nil {
+                return try unsafeDowncast(entry, to: ForwardingEntry.self)
+                    .forward(as: Service.self, in: self, arguments: pointer)
+            }
+            return try ArgumentsEntry<Service>.build(entry, self, arguments: pointer)
         }
     }
 
@@ -481,7 +627,9 @@ final class Resolution: Resolver, @unchecked Sendable {
         }
         // While nothing watches, a registration without hooks needs nothing but its factory. (A plain entry's key
         // has no arguments, so `invoke` would call its `make` too.)
-        if found.isPlain, state.pointee.diagnostics == nil { return try resolvePlain(found, key: key, depth: depth) }
+        if found.isPlain, key.argumentsType == Void.self, state.pointee.diagnostics == nil {
+            return try resolvePlain(found, key: key, depth: depth)
+        }
         if let observer = state.pointee.diagnostics?.observer {
             observe(key, entry: found.entry.takeUnretainedValue(), by: observer)
         }
@@ -494,9 +642,7 @@ final class Resolution: Resolver, @unchecked Sendable {
             if let position = state.pointee.graph.position(of: slot) {
                 return state.pointee.graph.instance(at: position, as: Service.self)
             }
-            let instance = try build(found.entry, key: key, slot: slot, depth: depth, invoke: invoke)
-            state.pointee.graph.add(instance, for: slot)
-            return instance
+            return try build(found.entry, key: key, slot: slot, depth: depth, addingToGraph: true, invoke: invoke)
         case .held:
             // Permanent and weak instances are built from the container that owns the registration.
             do throws(NotHeld) { return try found.loadHeld(as: Service.self) } catch {}
@@ -572,42 +718,76 @@ final class Resolution: Resolver, @unchecked Sendable {
     /// Resolves a transient or graph-scoped registration without hooks, while nothing watches the resolution:
     /// what `resolve(_:found:depth:invoke:)` and `build` do, without the steps that cannot apply (measured: a
     /// tenth of a nested resolve).
-    @inline(__always)
     private func resolvePlain<Service>(_ found: Found, key: ServiceKey, depth: Int) throws -> Service {
+        try resolvePlain(found, key: key, depth: depth, argumentsAt: nil)
+    }
+
+    /// `resolvePlain` for a key with runtime arguments, which `arguments` points at as a tuple.
+    private func resolvePlain<Service>(
+        _ found: Found,
+        key: ServiceKey,
+        depth: Int,
+        arguments: UnsafeRawPointer
+    ) throws -> Service {
+        try resolvePlain(found, key: key, depth: depth, argumentsAt: arguments)
+    }
+
+    /// The two `resolvePlain`s; each inlines it, with or without arguments.
+    @inline(__always)
+    private func resolvePlain<Service>(
+        _ found: Found,
+        key: ServiceKey,
+        depth: Int,
+        argumentsAt arguments: UnsafeRawPointer?
+    ) throws -> Service {
         guard depth <= state.pointee.maxDepth else {
             throw error(.depthLimitExceeded, key: key, detail: depthLimitDetail)
         }
         let slot = GraphSlot(registration: found.identity, context: state.pointee.context.toOpaque())
-        guard found.shape == .graph else { return try buildPlain(found, key: key, slot: slot, depth: depth) }
+        guard found.shape == .graph else {
+            return try buildPlain(found, key: key, slot: slot, depth: depth, arguments: arguments)
+        }
         if let position = state.pointee.graph.position(of: slot) {
             return state.pointee.graph.instance(at: position, as: Service.self)
         }
-        let instance: Service = try buildPlain(found, key: key, slot: slot, depth: depth)
+        let instance: Service = try buildPlain(found, key: key, slot: slot, depth: depth, arguments: arguments)
         state.pointee.graph.add(instance, for: slot)
         return instance
     }
 
     /// Runs a plain registration's factory one level deeper. A resolution that a nested resolve aborted is noticed
-    /// by the top level (`run`).
+    /// by the top level (`complete`).
     @inline(__always)
-    private func buildPlain<Service>(_ found: Found, key: ServiceKey, slot: GraphSlot, depth: Int) throws -> Service {
+    private func buildPlain<Service>(
+        _ found: Found,
+        key: ServiceKey,
+        slot: GraphSlot,
+        depth: Int,
+        arguments: UnsafeRawPointer?
+    ) throws -> Service {
         let outerDepth = try enter(
             Frame(entry: found.entry, slot: slot, storage: found.shape == .graph ? .graph : .none), key: key,
             depth: depth)
         defer { leave(toDepth: outerDepth) }
         do {
-            return try found.entry._withUnsafeGuaranteedRef { try NullaryEntry<Service>.build($0, self) }
+            return try found.entry._withUnsafeGuaranteedRef { entry in
+                // The key names the service type and argument types exactly: the entry is a `NullaryEntry<Service>`
+                // or an `ArgumentsEntry<Service>`, and the downcasts are reinterpretations.
+                guard let arguments else { return try NullaryEntry<Service>.build(entry, self) }
+                return try ArgumentsEntry<Service>.build(entry, self, arguments: arguments)
+            }
         } catch {
             throw failure(error, key: key, path: path(), detail: "its factory threw an error")
         }
     }
 
-    /// Runs the factory one level deeper, and queues the instance's hooks.
+    /// Runs the factory one level deeper, adds the instance to the graph if asked, and queues its hooks.
     private func build<Service>(
         _ entry: Unmanaged<ServiceEntry>,
         key: ServiceKey,
         slot: GraphSlot,
         depth: Int,
+        addingToGraph: Bool = false,
         invoke: Invocation<Service>
     ) throws -> Service {
         let storage = entry._withUnsafeGuaranteedRef { $0.configuration.scope.storage }
@@ -620,8 +800,9 @@ final class Resolution: Resolver, @unchecked Sendable {
             throw failure(error, key: key, path: path(), detail: "its factory threw an error")
         }
         if state.pointee.phase == .aborted { throw DeadlockRetry() }
+        let graphPosition = addingToGraph ? state.pointee.graph.add(instance, for: slot) : nil
         if state.pointee.diagnostics != nil || entry._withUnsafeGuaranteedRef({ $0.hasHooks }) {
-            afterBuild(entry.takeUnretainedValue(), instance: instance, depth: depth)
+            afterBuild(entry, instance: instance, depth: depth, graphPosition: graphPosition)
         }
         return instance
     }
@@ -644,18 +825,56 @@ final class Resolution: Resolver, @unchecked Sendable {
         state.pointee.depth = outerDepth
     }
 
-    /// Records a new instance for the leak trackers, and queues its hooks.
-    private func afterBuild(_ entry: ServiceEntry, instance: Any, depth: Int) {
+    /// Records a new instance for the leak trackers, and queues its hooks. `graphPosition` is where the graph keeps
+    /// the instance, if it does.
+    private func afterBuild<Service>(
+        _ entry: Unmanaged<ServiceEntry>,
+        instance: Service,
+        depth: Int,
+        graphPosition: Int?
+    ) {
         if let trackers = state.pointee.diagnostics?.trackers, !trackers.isEmpty {
             LeakTracker.record(
-                instance, entry: entry, owner: currentContext, path: path(), in: trackers)
+                instance, entry: entry.takeUnretainedValue(), owner: currentContext, path: path(), in: trackers)
         }
-        if entry.hasHooks {
-            state.pointee.pendingHooks.append(
-                PendingHook(
-                    hooks: entry.hooks, instance: instance, path: path(), depth: depth, context: currentContext,
-                    storage: entry.scope.storage))
+        guard entry._withUnsafeGuaranteedRef({ $0.hasHooks }) else { return }
+        let position = graphPosition ?? state.pointee.hookInstances.push(instance)
+        let context = state.pointee.context
+        let retainsContext = context.toOpaque() != Unmanaged.passUnretained(origin).toOpaque()
+        if retainsContext { _ = context.retain() }
+        state.pointee.pendingHooks.push(
+            PendingHook(
+                entry: entry, inGraph: graphPosition != nil, position: position, path: recordPath(), depth: depth,
+                context: context, retainsContext: retainsContext,
+                storage: entry._withUnsafeGuaranteedRef { $0.scope.storage }))
+    }
+
+    /// Copies the path to the service being built now into `paths`.
+    private func recordPath() -> PathRange {
+        let start = state.pointee.paths.count
+        let hookPath = state.pointee.hookPath
+        for index in hookPath.start..<(hookPath.start + hookPath.count) {
+            state.pointee.paths.push(state.pointee.paths[index])
         }
+        for frame in state.pointee.building.elements {
+            state.pointee.paths.push(frame.entry)
+        }
+        return PathRange(start: start, count: state.pointee.paths.count - start)
+    }
+
+    /// The keys of a path kept in `paths`.
+    private func keys(of path: PathRange) -> [ServiceKey] {
+        (path.start..<(path.start + path.count)).map { state.pointee.paths[$0]._withUnsafeGuaranteedRef { $0.key } }
+    }
+
+    /// Forgets the queued hooks of a resolution that ended, and what they kept.
+    private func dropPendingHooks() {
+        for pending in state.pointee.pendingHooks.elements where pending.retainsContext {
+            pending.context.release()
+        }
+        state.pointee.pendingHooks.removeAll()
+        state.pointee.hookInstances.removeAll()
+        state.pointee.paths.removeAll()
     }
 
     // MARK: Validation
@@ -666,13 +885,14 @@ final class Resolution: Resolver, @unchecked Sendable {
     private func observe(_ key: ServiceKey, entry: ServiceEntry, by observer: ValidationObserver) {
         let scope = entry.scope
         let building = state.pointee.building.elements
-        let inHook = building.isEmpty && !state.pointee.hookPath.isEmpty
-        let from = building.last?.key ?? state.pointee.hookPath.last
+        let hookPath = keys(of: state.pointee.hookPath)
+        let inHook = building.isEmpty && !hookPath.isEmpty
+        let from = building.last?.key ?? hookPath.last
         observer.recordEdge(from: from, to: key, scope: scope, viaHook: inHook)
         guard scope.storage == .weak || entry.isShortLived else { return }
         let holder =
             building.last(where: { $0.storage == .strong })?.key
-            ?? (state.pointee.hookStorage == .strong ? state.pointee.hookPath.last : nil)
+            ?? (state.pointee.hookStorage == .strong ? hookPath.last : nil)
         if let holder { observer.recordCaptive(key, heldBy: holder, path: path() + [key]) }
     }
 
@@ -687,30 +907,47 @@ final class Resolution: Resolver, @unchecked Sendable {
             let pending = state.pointee.pendingHooks[next]
             next += 1
             let saved = (state.pointee.context, state.pointee.depth, state.pointee.hookPath, state.pointee.hookStorage)
-            state.pointee.context = .passUnretained(pending.context)
+            state.pointee.context = pending.context
             state.pointee.depth = pending.depth
             state.pointee.hookPath = pending.path
             state.pointee.hookStorage = pending.storage
             defer {
                 (state.pointee.context, state.pointee.depth, state.pointee.hookPath, state.pointee.hookStorage) = saved
             }
-            for hook in pending.hooks {
-                do {
-                    try hook.run(self, pending.instance)
-                } catch {
-                    throw failure(
-                        error, key: pending.path.last!, path: pending.path, detail: "an initCompleted hook threw")
-                }
-                if state.pointee.phase == .aborted { throw DeadlockRetry() }
+            try runHook(of: pending) { entry, instance in try entry.firstHook?.run(self, instance) }
+            let count = pending.entry._withUnsafeGuaranteedRef { $0.hooks.count }
+            for index in 1..<max(1, count) {
+                try runHook(of: pending) { entry, instance in try entry.hooks[index].run(self, instance) }
             }
         }
+    }
+
+    /// Runs one hook of a pending instance, handing it the instance's address.
+    @inline(__always)
+    private func runHook(
+        of pending: PendingHook,
+        _ run: (ServiceEntry, UnsafeRawPointer) throws -> Void
+    ) throws {
+        do {
+            // Found again for each hook: a hook may add instances, which can move the others. The hook copies its
+            // instance before it runs user code.
+            let instance =
+                pending.inGraph
+                ? state.pointee.graph.instances.address(of: pending.position)
+                : state.pointee.hookInstances.address(of: pending.position)
+            try pending.entry._withUnsafeGuaranteedRef { try run($0, instance) }
+        } catch {
+            let path = keys(of: pending.path)
+            throw failure(error, key: path.last!, path: path, detail: "an initCompleted hook threw")
+        }
+        if state.pointee.phase == .aborted { throw DeadlockRetry() }
     }
 
     // MARK: Errors
 
     /// The path to the service being built now, outermost first.
     private func path() -> [ServiceKey] {
-        state.pointee.hookPath + state.pointee.building.elements.map(\.key)
+        keys(of: state.pointee.hookPath) + state.pointee.building.elements.map(\.key)
     }
 
     private func error(

@@ -66,10 +66,73 @@ extension Resolver {
     ///
     /// The argument types must match the factory's exactly: `3` is an `Int`, so a factory that takes a `Double`
     /// needs `3.0`. A mismatch throws ``ResolutionError/Reason/notRegistered`` listing the shapes that exist.
-    public func resolve<Service, each Argument>(
+    @inlinable
+    public func resolve<Service, FirstArgument, each Argument>(
         _ serviceType: Service.Type = Service.self,
-        arguments: repeat each Argument
+        arguments firstArgument: FirstArgument,
+        _ argument: repeat each Argument
     ) throws -> Service {
-        try resolve(serviceType, name: nil, arguments: repeat each arguments)
+        try resolveWithArguments(serviceType, name: nil, firstArgument, repeat each argument)
     }
+
+    /// Resolves the service registered under `name` whose factory takes runtime arguments of these types.
+    ///
+    /// ```swift
+    /// let formal = try container.resolve(Greeter.self, name: "formal", arguments: "Ann", 3)
+    /// ```
+    @inlinable
+    public func resolve<Service, FirstArgument, each Argument>(
+        _ serviceType: Service.Type = Service.self,
+        name: String,
+        arguments firstArgument: FirstArgument,
+        _ argument: repeat each Argument
+    ) throws -> Service {
+        try resolveWithArguments(serviceType, name: name, firstArgument, repeat each argument)
+    }
+
+    /// Resolves with runtime arguments. Inlined into the caller, where the argument types are known: it hands the
+    /// arguments on as one tuple in memory, and a plain registration that the thread's cache knows is resolved
+    /// without any code that is generic over the arguments (see ``TupleFactory``). Anything else takes the
+    /// protocol requirement.
+    @inlinable
+    func resolveWithArguments<Service, FirstArgument, each Argument>(
+        _ serviceType: Service.Type,
+        name: String?,
+        _ firstArgument: FirstArgument,
+        _ argument: repeat each Argument
+    ) throws -> Service {
+        var arguments = (firstArgument, repeat each argument)
+        return try withUnsafeTemporaryAllocation(of: Service.self, capacity: 1) { buffer in
+            let result = buffer.baseAddress!
+            let resolved = try withUnsafePointer(to: &arguments) { pointer in
+                try resolveQuickly(
+                    self, Service.self, name: name, argumentsType: (FirstArgument, repeat each Argument).self,
+                    arguments: UnsafeRawPointer(pointer), into: result)
+            }
+            if resolved { return result.move() }
+            return try resolve(serviceType, name: name, arguments: firstArgument, repeat each argument)
+        }
+    }
+}
+
+/// Resolves from `resolver` a plain registration with runtime arguments that its thread's look-up cache knows, and
+/// writes the instance to `result`; `false`, having done nothing, for anything else. `arguments` points at the
+/// arguments, as a tuple of the types `argumentsType` stands for.
+@usableFromInline
+func resolveQuickly<Service>(
+    _ resolver: any Resolver,
+    _: Service.Type,
+    name: String?,
+    argumentsType: Any.Type,
+    arguments: UnsafeRawPointer,
+    into result: UnsafeMutablePointer<Service>
+) throws -> Bool {
+    let key = ServiceKey(serviceType: Service.self, name: name, argumentsType: argumentsType)
+    if let container = resolver as? Container {
+        return try Resolution.resolveQuickly(key, in: container, arguments: arguments, into: result)
+    }
+    if let resolution = resolver as? Resolution {
+        return try resolution.resolveQuickly(key, arguments: arguments, into: result)
+    }
+    return false
 }
