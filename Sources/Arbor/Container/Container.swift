@@ -226,6 +226,27 @@ public final class Container: Resolver, @unchecked Sendable {
         if let replaced { retire(replaced, promptly: true) }
     }
 
+    /// Gives a registration another scope, if the container still holds that registration.
+    @usableFromInline
+    func setScope(_ scope: ObjectScope, of key: ServiceKey, token: RegistrationToken) {
+        // The usual `register(…).inObjectScope(…)`: the entry no look-up has found yet changes in place, without
+        // the general reconfiguration's copies of its configuration.
+        let (changed, replacedStorage) = registry.withLock { registry -> (Bool, InstanceStorage?) in
+            guard let entry = registry.entries[key], entry.token == token, !entry.isPublished else {
+                return (false, nil)
+            }
+            return (true, entry.setScopeInPlace(scope, lock: self.registry))
+        }
+        withExtendedLifetime(replacedStorage) {}  // Released after the lock; no instance: nothing resolved it.
+        if !changed { reconfigure(key, token: token, scope: scope) }
+    }
+
+    /// Marks a registration short-lived, if the container still holds that registration.
+    @usableFromInline
+    func markShortLived(_ key: ServiceKey, token: RegistrationToken) {
+        reconfigure(key, token: token, shortLived: true)
+    }
+
     /// Gives a registration another scope, or one more hook, if the container still holds that registration.
     func reconfigure(
         _ key: ServiceKey,
@@ -243,7 +264,7 @@ public final class Container: Resolver, @unchecked Sendable {
         }
         let (replaced, released, unpublished) = registry.withLock {
             registry -> (ServiceEntry?, ReleasedInstance?, EntryConfiguration?) in
-            guard let entry = registry.entries[key], entry.token === token else { return (nil, nil, nil) }
+            guard let entry = registry.entries[key], entry.token == token else { return (nil, nil, nil) }
             let storage = entry.storage
             guard entry.isPublished || addingHook != nil else {
                 // No look-up found it, so no thread holds it: change it in place.
@@ -267,7 +288,7 @@ public final class Container: Resolver, @unchecked Sendable {
     /// The scope of the registration a handle refers to, read under the lock (an unpublished entry may change).
     func scope(_ key: ServiceKey, token: RegistrationToken) -> ObjectScope? {
         registry.withLock { registry in
-            guard let entry = registry.entries[key], entry.token === token else { return nil }
+            guard let entry = registry.entries[key], entry.token == token else { return nil }
             return entry.scope
         }
     }
@@ -429,7 +450,7 @@ struct Found {
         }
     }
 
-    var identity: ObjectIdentifier { entry._withUnsafeGuaranteedRef { $0.identity } }
+    var identity: Int { entry._withUnsafeGuaranteedRef { $0.identity } }
 }
 
 /// What a look-up without the cache found, with the settings of the container it started in.

@@ -50,16 +50,18 @@ struct ServiceTable {
     /// Stores `entry` under its key and returns the entry it replaced, if any.
     @discardableResult
     mutating func insert(_ entry: ServiceEntry) -> ServiceEntry? {
-        if let index = index(of: entry.key) {
-            let replaced = storage.slots[index]!.takeRetainedValue()
-            storage.slots[index] = .passRetained(entry)
-            return replaced
-        }
         if (count + 1) * 2 > storage.capacity { rehash(capacity: storage.capacity * 2) }
+        // One probe finds the key's slot, or the empty slot where it goes: no slot is ever emptied in between.
         let slots = storage.slots
         let mask = storage.capacity - 1
         var index = Self.hash(entry.key) & mask
-        while slots[index] != nil { index = (index + 1) & mask }
+        while let slot = slots[index] {
+            if slot._withUnsafeGuaranteedRef({ $0.key == entry.key }) {
+                slots[index] = .passRetained(entry)
+                return slot.takeRetainedValue()
+            }
+            index = (index + 1) & mask
+        }
         slots[index] = .passRetained(entry)
         count += 1
         return nil

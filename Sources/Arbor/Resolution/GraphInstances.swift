@@ -1,6 +1,7 @@
 /// Identifies one instance within a graph: a registration, built from one context container.
 struct GraphSlot: Hashable {
-    let registration: ObjectIdentifier
+    /// The registration's ``ServiceEntry/identity``.
+    let registration: Int
     /// The context container's address.
     let context: UnsafeMutableRawPointer
 }
