@@ -436,8 +436,10 @@ struct Found {
 
     var shape: ServiceEntry.Shape { entry._withUnsafeGuaranteedRef { $0.shape } }
 
-    /// Whether a resolve needs nothing but the factory: a transient or graph-scoped registration without hooks.
+    /// Whether a resolve needs the factory and the hooks only: a transient or graph-scoped registration.
     var isPlain: Bool { entry._withUnsafeGuaranteedRef { $0.isPlain } }
+
+    var hasHooks: Bool { entry._withUnsafeGuaranteedRef { $0.hasHooks } }
 
     /// The instance the registration's permanent or weak storage holds; throws when it holds none.
     @inline(__always)

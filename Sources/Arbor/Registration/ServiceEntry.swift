@@ -20,7 +20,7 @@ class ServiceEntry: @unchecked Sendable {
     /// What a resolve needs to know first, read without touching the configuration.
     @exclusivity(unchecked) final private(set) var shape: Shape
     @exclusivity(unchecked) final private(set) var hasHooks: Bool
-    /// Transient or graph-scoped, without hooks, and not a forward: a resolve needs nothing but the factory.
+    /// Transient or graph-scoped, and not a forward: a resolve needs the factory, and the hooks if it has any.
     @exclusivity(unchecked) final private(set) var isPlain: Bool
     /// The token's number: what tells registrations apart in a graph.
     let identity: Int
@@ -65,7 +65,7 @@ class ServiceEntry: @unchecked Sendable {
             case .strong, .weak: .held
             }
         let hasHooks = !configuration.hooks.isEmpty
-        let isPlain = shape != .held && !hasHooks && !isForward
+        let isPlain = shape != .held && !isForward
         return (shape, hasHooks, isPlain, configuration.storage.map { .passUnretained($0) })
     }
 

@@ -415,7 +415,7 @@ final class Resolution: Resolver, @unchecked Sendable {
         guard try isUsable() else { return try origin.resolve(serviceType, name: name) }
         let key = ServiceKey(serviceType: serviceType, name: name, argumentsType: Void.self)
         let depth = state.pointee.depth + 1
-        // The common case inline: a registration without hooks, while nothing watches.
+        // The common case inline: a transient or graph-scoped registration, while nothing watches.
         let found = find(key, in: state.pointee.context)
         if let found, found.isPlain, state.pointee.diagnostics == nil {
             return try resolvePlain(found, key: key, depth: depth)
@@ -625,8 +625,8 @@ final class Resolution: Resolver, @unchecked Sendable {
                 throw error(.notRegistered, key: key, alternatives: currentContext.registrations(of: key))
             }
         }
-        // While nothing watches, a registration without hooks needs nothing but its factory. (A plain entry's key
-        // has no arguments, so `invoke` would call its `make` too.)
+        // While nothing watches, a transient or graph-scoped registration takes the short path. (For a key without
+        // arguments, `invoke` would call the same factory.)
         if found.isPlain, key.argumentsType == Void.self, state.pointee.diagnostics == nil {
             return try resolvePlain(found, key: key, depth: depth)
         }
@@ -715,7 +715,7 @@ final class Resolution: Resolver, @unchecked Sendable {
         }
     }
 
-    /// Resolves a transient or graph-scoped registration without hooks, while nothing watches the resolution:
+    /// Resolves a transient or graph-scoped registration, while nothing watches the resolution:
     /// what `resolve(_:found:depth:invoke:)` and `build` do, without the steps that cannot apply (measured: a
     /// tenth of a nested resolve).
     private func resolvePlain<Service>(_ found: Found, key: ServiceKey, depth: Int) throws -> Service {
@@ -745,13 +745,21 @@ final class Resolution: Resolver, @unchecked Sendable {
         }
         let slot = GraphSlot(registration: found.identity, context: state.pointee.context.toOpaque())
         guard found.shape == .graph else {
-            return try buildPlain(found, key: key, slot: slot, depth: depth, arguments: arguments)
+            guard found.hasHooks else {
+                return try buildPlain(found, key: key, slot: slot, depth: depth, arguments: arguments)
+            }
+            let instance: Service = try buildPlain(found, key: key, slot: slot, depth: depth, arguments: arguments)
+            queueHooks(of: found.entry, instance: instance, depth: depth, graphPosition: nil, builtLast: true)
+            return instance
         }
         if let position = state.pointee.graph.position(of: slot) {
             return state.pointee.graph.instance(at: position, as: Service.self)
         }
         let instance: Service = try buildPlain(found, key: key, slot: slot, depth: depth, arguments: arguments)
-        state.pointee.graph.add(instance, for: slot)
+        let position = state.pointee.graph.add(instance, for: slot)
+        if found.hasHooks {
+            queueHooks(of: found.entry, instance: instance, depth: depth, graphPosition: position, builtLast: true)
+        }
         return instance
     }
 
@@ -838,19 +846,32 @@ final class Resolution: Resolver, @unchecked Sendable {
                 instance, entry: entry.takeUnretainedValue(), owner: currentContext, path: path(), in: trackers)
         }
         guard entry._withUnsafeGuaranteedRef({ $0.hasHooks }) else { return }
+        queueHooks(of: entry, instance: instance, depth: depth, graphPosition: graphPosition, builtLast: false)
+    }
+
+    /// Queues the hooks of a new instance of `entry`, built at `depth`. `graphPosition` is where the graph keeps
+    /// the instance, if it does. `builtLast` says that the instance's own frame has left `building` already: its
+    /// registration ends the path.
+    private func queueHooks<Service>(
+        of entry: Unmanaged<ServiceEntry>,
+        instance: Service,
+        depth: Int,
+        graphPosition: Int?,
+        builtLast: Bool
+    ) {
         let position = graphPosition ?? state.pointee.hookInstances.push(instance)
         let context = state.pointee.context
         let retainsContext = context.toOpaque() != Unmanaged.passUnretained(origin).toOpaque()
         if retainsContext { _ = context.retain() }
         state.pointee.pendingHooks.push(
             PendingHook(
-                entry: entry, inGraph: graphPosition != nil, position: position, path: recordPath(), depth: depth,
-                context: context, retainsContext: retainsContext,
-                storage: entry._withUnsafeGuaranteedRef { $0.scope.storage }))
+                entry: entry, inGraph: graphPosition != nil, position: position,
+                path: recordPath(appending: builtLast ? entry : nil), depth: depth, context: context,
+                retainsContext: retainsContext, storage: entry._withUnsafeGuaranteedRef { $0.scope.storage }))
     }
 
-    /// Copies the path to the service being built now into `paths`.
-    private func recordPath() -> PathRange {
+    /// Copies the path to the service being built now, and `last` if given, into `paths`.
+    private func recordPath(appending last: Unmanaged<ServiceEntry>? = nil) -> PathRange {
         let start = state.pointee.paths.count
         let hookPath = state.pointee.hookPath
         for index in hookPath.start..<(hookPath.start + hookPath.count) {
@@ -859,6 +880,7 @@ final class Resolution: Resolver, @unchecked Sendable {
         for frame in state.pointee.building.elements {
             state.pointee.paths.push(frame.entry)
         }
+        if let last { state.pointee.paths.push(last) }
         return PathRange(start: start, count: state.pointee.paths.count - start)
     }
 
