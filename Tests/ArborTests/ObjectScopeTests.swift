@@ -3,10 +3,12 @@ import Testing
 
 // API.md §4 and §10.6–10.8: scopes, and who owns which instance in the container tree.
 
-private final class Service {
+private class Service {
     let label: String
     init(_ label: String = "service") { self.label = label }
 }
+
+private final class Subservice: Service {}
 
 /// Two dependencies of the same type, resolved while building one object, plus one resolved in its hook.
 private final class Pair {
@@ -319,6 +321,32 @@ extension ObjectScope {
     }
 
     // MARK: weak
+
+    @Test func weakSharesAnInstanceWhateverTypeItIsRegisteredAsAndKeepsNoneOfThemAlive() throws {
+        let c = Container()
+        c.register(Service.self, name: "class") { _ in Service("class") }.inObjectScope(.weak)
+        c.register(Service.self, name: "subclass") { _ in Subservice("subclass") }.inObjectScope(.weak)
+        c.register((any Named).self) { _ in Service("protocol") }.inObjectScope(.weak)
+        c.register(AnyObject.self) { _ in Service("object") }.inObjectScope(.weak)
+
+        weak var released: Service?
+        do {
+            let held: [AnyObject] = [
+                try c.resolve(Service.self, name: "class"), try c.resolve(Service.self, name: "subclass"),
+                try c.resolve((any Named).self), try c.resolve(AnyObject.self),
+            ]
+            let again: [AnyObject] = [
+                try c.resolve(Service.self, name: "class"), try c.resolve(Service.self, name: "subclass"),
+                try c.resolve((any Named).self), try c.resolve(AnyObject.self),
+            ]
+            #expect(zip(held, again).allSatisfy { $0 === $1 }, "shared while held")
+            #expect(held[1] is Subservice)
+            released = held[0] as? Service
+            #expect(released != nil)
+        }
+        #expect(released == nil, "handing an instance out keeps no extra reference to it")
+        #expect(try c.resolve(Service.self, name: "class").label == "class", "built anew once released")
+    }
 
     @Test func weakIsSharedWhileHeld() throws {
         let c = Container()

@@ -85,11 +85,15 @@ final class InstanceStorage: @unchecked Sendable {
         if retention == .strong, let valueReference {
             return valueReference._withUnsafeGuaranteedRef { $0.load(as: Service.self) }
         }
-        guard let object = weakObject else { throw NotHeld() }
-        // The cast moves the reference the weak load returned into the result. A reinterpretation (`unsafeBitCast`)
-        // would copy it instead, and a weakly referenced object keeps its counts in a side table, where a retain and
-        // a release cost more than the cast (measured: 74 → 49 ns per resolve).
-        return object as! Service
+        // The weak load returns a reference the result takes over. A weakly referenced object keeps its counts in a
+        // side table, where a retain and a release cost more than the rest of the resolve, so the reference is moved,
+        // never copied (`unsafeBitCast` would copy it).
+        var object: AnyObject? = weakObject
+        guard let dynamicType = object.map({ type(of: $0) }) else { throw NotHeld() }
+        // A class registered as itself: the reference is the `Service`, moved out without a cast (measured: the cast
+        // was a third of the resolve).
+        if dynamicType == Service.self { return moveReference(out: &object, as: Service.self) }
+        return object as! Service  // A protocol or a superclass: the cast moves the reference.
     }
 
     /// Whether the storage keeps `object` strongly: the instance of a permanent (or other strong) registration.
@@ -191,6 +195,18 @@ final class InstanceStorage: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return body()
+    }
+}
+
+/// Moves the reference out of `object` as a `Service`, and leaves `nil` behind. `Service` must be the object's own
+/// class: the same single reference, reinterpreted.
+@inline(__always)
+private func moveReference<Service>(out object: inout AnyObject?, as _: Service.Type) -> Service {
+    withUnsafeMutablePointer(to: &object) { pointer in
+        let raw = UnsafeMutableRawPointer(pointer)
+        let service = raw.assumingMemoryBound(to: Service.self).move()
+        raw.initializeMemory(as: AnyObject?.self, repeating: nil, count: 1)
+        return service
     }
 }
 
