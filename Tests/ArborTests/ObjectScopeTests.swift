@@ -176,6 +176,55 @@ extension ObjectScope {
         #expect(named == nil)
     }
 
+    @Test func hooksGetTheirOwnInstanceWhateverItsTypeWhileTheGraphGrowsAroundIt() throws {
+        let c = Container()
+        let seen = Recorder()
+        let serials = Counter()
+        let names = (0..<24).map(String.init)
+        for name in names {
+            c.register(Bulky.self, name: name) { r in
+                let owner = try r.resolve(Service.self)
+                return Bulky(serial: serials.increment(), owner: owner, observer: owner)
+            }
+        }
+        // Each hook first resolves enough large values to move every instance the graph holds, then looks at its
+        // own instance: a class (borrowed), `AnyObject` (borrowed), a value and a protocol (copied).
+        let growGraph: @Sendable (any Resolver) throws -> Void = { r in
+            for name in names { _ = try r.resolve(Bulky.self, name: name) }
+        }
+        c.register(Service.self) { _ in Service("class") }
+            .initCompleted { r, service in
+                try growGraph(r)
+                seen.record(service.label)
+            }
+        c.register(AnyObject.self) { _ in Service("object") }
+            .initCompleted { r, object in
+                try growGraph(r)
+                seen.record((object as? Service)?.label ?? "?")
+            }
+        c.register(Value.self) { _ in Value(serial: 7) }
+            .initCompleted { r, value in
+                try growGraph(r)
+                seen.record("value \(value.serial)")
+            }
+        c.register((any Named).self) { _ in Service("protocol") }
+            .initCompleted { r, named in
+                try growGraph(r)
+                seen.record(named.label)
+            }
+        c.register(Gathered.self) { r in
+            _ = try r.resolve(AnyObject.self)
+            _ = try r.resolve(Value.self)
+            return Gathered(values: [], named: (try r.resolve(), try r.resolve()))
+        }
+
+        let gathered = try c.resolve(Gathered.self)
+        // The class instance is built by the first hook (the large values use it), so its hook joins the queue last.
+        #expect(seen.events == ["object", "value 7", "protocol", "class"])
+        #expect(gathered.named.0 === gathered.named.1)
+        #expect(serials.value == names.count, "the large values were built once, in the one graph")
+    }
+
     // MARK: permanent
 
     @Test func permanentIsOnePerRegistration() throws {

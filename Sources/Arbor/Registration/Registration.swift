@@ -130,3 +130,18 @@ public struct Registration<Service>: Sendable {
         container.scope(key, token: token)
     }
 }
+
+extension Registration where Service: AnyObject {
+    /// Adds a hook that runs once the instance has been built: ``initCompleted(_:)`` for a service that is a class,
+    /// which hands the hook the instance without retaining it again. You write the same call for both.
+    ///
+    /// ```swift
+    /// container.register(Child.self) { _ in Child() }
+    ///     .initCompleted { r, child in child.parent = try r.resolve(Parent.self) }
+    /// ```
+    @discardableResult
+    public func initCompleted(_ hook: @escaping @Sendable (any Resolver, Service) throws -> Void) -> Registration {
+        container.reconfigure(key, token: token, addingHook: InitHook(object: hook))
+        return self
+    }
+}

@@ -53,6 +53,8 @@ final class Resolution: Resolver, @unchecked Sendable {
         var hookInstances = ValueStack()
         /// The paths that created the instances of queued hooks: `PathRange`s point into it.
         var paths = UnsafeStack<Unmanaged<ServiceEntry>>()
+        /// How many queued hooks retained their context.
+        var retainedContexts = 0
         var claims: [InstanceStorage] = []
         /// The leak trackers and validation observer watching the origin. Usually `nil`: then they cost one check
         /// per resolve.
@@ -298,13 +300,18 @@ final class Resolution: Resolver, @unchecked Sendable {
         guard found.isPlain else { return false }
         begin(in: container, maxDepth: slot.pointee.depthLimit, diagnostics: nil)
         do {
-            let instance: Service = try resolvePlain(found, key: key, depth: 0, arguments: arguments)
-            try complete()
-            result.initialize(to: instance)
-            return true
+            // Straight into `result`: a local would be copied there, a retain and a release.
+            result.initialize(to: try resolvePlain(found, key: key, depth: 0, arguments: arguments))
         } catch {
             throw failed(error)
         }
+        do {
+            try complete()
+        } catch {
+            result.deinitialize(count: 1)
+            throw failed(error)
+        }
+        return true
     }
 
     /// Resolves a plain registration with runtime arguments within this resolution, as a factory's nested resolve,
@@ -756,6 +763,9 @@ final class Resolution: Resolver, @unchecked Sendable {
             return state.pointee.graph.instance(at: position, as: Service.self)
         }
         let instance: Service = try buildPlain(found, key: key, slot: slot, depth: depth, arguments: arguments)
+        // The outermost instance, with no hooks waiting to run: the resolution is over, nothing can ask for it
+        // again, and the graph need not keep it (a retain and a release saved).
+        if depth == 0, !found.hasHooks, state.pointee.pendingHooks.isEmpty { return instance }
         let position = state.pointee.graph.add(instance, for: slot)
         if found.hasHooks {
             queueHooks(of: found.entry, instance: instance, depth: depth, graphPosition: position, builtLast: true)
@@ -798,7 +808,7 @@ final class Resolution: Resolver, @unchecked Sendable {
         addingToGraph: Bool = false,
         invoke: Invocation<Service>
     ) throws -> Service {
-        let storage = entry._withUnsafeGuaranteedRef { $0.configuration.scope.storage }
+        let storage = entry._withUnsafeGuaranteedRef { $0.storageKind }
         let outerDepth = try enter(Frame(entry: entry, slot: slot, storage: storage), key: key, depth: depth)
         defer { leave(toDepth: outerDepth) }
         let instance: Service
@@ -862,12 +872,15 @@ final class Resolution: Resolver, @unchecked Sendable {
         let position = graphPosition ?? state.pointee.hookInstances.push(instance)
         let context = state.pointee.context
         let retainsContext = context.toOpaque() != Unmanaged.passUnretained(origin).toOpaque()
-        if retainsContext { _ = context.retain() }
+        if retainsContext {
+            _ = context.retain()
+            state.pointee.retainedContexts += 1
+        }
         state.pointee.pendingHooks.push(
             PendingHook(
                 entry: entry, inGraph: graphPosition != nil, position: position,
                 path: recordPath(appending: builtLast ? entry : nil), depth: depth, context: context,
-                retainsContext: retainsContext, storage: entry._withUnsafeGuaranteedRef { $0.scope.storage }))
+                retainsContext: retainsContext, storage: entry._withUnsafeGuaranteedRef { $0.storageKind }))
     }
 
     /// Copies the path to the service being built now, and `last` if given, into `paths`.
@@ -891,8 +904,11 @@ final class Resolution: Resolver, @unchecked Sendable {
 
     /// Forgets the queued hooks of a resolution that ended, and what they kept.
     private func dropPendingHooks() {
-        for pending in state.pointee.pendingHooks.elements where pending.retainsContext {
-            pending.context.release()
+        if state.pointee.retainedContexts > 0 {
+            for pending in state.pointee.pendingHooks.elements where pending.retainsContext {
+                pending.context.release()
+            }
+            state.pointee.retainedContexts = 0
         }
         state.pointee.pendingHooks.removeAll()
         state.pointee.hookInstances.removeAll()

@@ -128,11 +128,14 @@ func resolveQuickly<Service>(
     into result: UnsafeMutablePointer<Service>
 ) throws -> Bool {
     let key = ServiceKey(serviceType: Service.self, name: name, argumentsType: argumentsType)
-    if let container = resolver as? Container {
-        return try Resolution.resolveQuickly(key, in: container, arguments: arguments, into: result)
+    // Both classes are final: comparing the type is the whole check, and the downcast borrows the reference
+    // (measured: a conditional cast retained and released it).
+    if type(of: resolver) == Container.self {
+        return try Resolution.resolveQuickly(
+            key, in: unsafeDowncast(resolver, to: Container.self), arguments: arguments, into: result)
     }
-    if let resolution = resolver as? Resolution {
-        return try resolution.resolveQuickly(key, arguments: arguments, into: result)
+    if type(of: resolver) == Resolution.self {
+        return try unsafeDowncast(resolver, to: Resolution.self).resolveQuickly(key, arguments: arguments, into: result)
     }
     return false
 }
