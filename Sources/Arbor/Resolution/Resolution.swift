@@ -185,6 +185,7 @@ final class Resolution: Resolver, @unchecked Sendable {
     /// top-level resolution that starts in `container`, and writes the instance to `result`. Returns `false`, having
     /// done nothing, when the registration is not plain, is not in the cache, or anything watches: then the caller
     /// takes the general path.
+    @inline(__always)
     static func resolveQuickly<Service>(
         _ key: ServiceKey,
         in container: Container,
@@ -192,14 +193,18 @@ final class Resolution: Resolver, @unchecked Sendable {
         into result: UnsafeMutablePointer<Service>
     ) throws -> Bool {
         guard let pooled = ResolutionPool.idle() else { return false }
+        let resolved: Bool
         do {
-            defer { ResolutionPool.returnToPool(pooled) }
-            return try pooled._withUnsafeGuaranteedRef {
+            resolved = try pooled._withUnsafeGuaranteedRef {
                 try $0.resolveTopLevelQuickly(key, in: container, arguments: arguments, into: result)
             }
-        } catch is DeadlockRetry {
+        } catch {
+            ResolutionPool.returnToPool(pooled)
+            guard error is DeadlockRetry else { throw error }
             return false  // The general path retries.
         }
+        ResolutionPool.returnToPool(pooled)
+        return resolved
     }
 
     /// Runs `attempt` in resolutions taken from the pool or made for the purpose, retrying while an attempt would
