@@ -63,44 +63,47 @@ final class Lock: @unchecked Sendable {
     }
 }
 
-/// A value and the lock that protects it, in one allocation.
+/// A value and the mutex that protects it, in one allocation.
 ///
 /// The value is reached through pointers, so reading it under the lock costs no dynamic exclusivity check: the
-/// lock already guarantees exclusive access. (Measured: a `var` on a class, read inside `withLock`, paid
+/// mutex already guarantees exclusive access. (Measured: a `var` on a class, read inside `withLock`, paid
 /// `swift_beginAccess` on every registry look-up.)
-///
-/// The lock is a ``WordLock``: every critical section it guards is a few dozen instructions that never run user
-/// code, so a waiter spins rather than sleeps, and taking and freeing it cost one atomic operation instead of a
-/// mutex's two (measured: a tenth of resolving a held permanent instance, a twentieth of registering).
-final class Protected<Value>: ManagedBuffer<Value, WordLock> {
+final class Protected<Value>: ManagedBuffer<Value, pthread_mutex_t> {
     static func make(_ value: Value) -> Protected<Value> {
         let buffer = unsafeDowncast(Self.create(minimumCapacity: 1) { _ in value }, to: Protected<Value>.self)
-        buffer.withUnsafeMutablePointerToElements { $0.initialize(to: WordLock()) }
+        buffer.withUnsafeMutablePointerToElements { mutex in
+            mutex.initialize(to: pthread_mutex_t())
+            let result = pthread_mutex_init(mutex, nil)
+            precondition(result == 0, "pthread_mutex_init failed: \(result)")
+        }
         return buffer
     }
 
     deinit {
-        _ = withUnsafeMutablePointerToElements { $0.deinitialize(count: 1) }
+        withUnsafeMutablePointerToElements { mutex in
+            pthread_mutex_destroy(mutex)
+            mutex.deinitialize(count: 1)
+        }
     }
 
     /// Runs `body` with the lock held and the value open for change.
     @inline(__always)
     func withLock<Result: ~Copyable>(_ body: (inout Value) throws -> Result) rethrows -> Result {
-        try withUnsafeMutablePointers { value, lock in
-            WordLock.lock(lock)
-            defer { WordLock.unlock(lock) }
+        try withUnsafeMutablePointers { value, mutex in
+            pthread_mutex_lock(mutex)
+            defer { pthread_mutex_unlock(mutex) }
             return try body(&value.pointee)
         }
     }
 
-    /// Takes the lock, for state that lives elsewhere but is guarded by this lock. Pair with `unlock()`.
+    /// Takes the lock, for state that lives elsewhere but is guarded by this mutex. Pair with `unlock()`.
     @inline(__always)
     func lock() {
-        withUnsafeMutablePointerToElements { WordLock.lock($0) }
+        withUnsafeMutablePointerToElements { _ = pthread_mutex_lock($0) }
     }
 
     @inline(__always)
     func unlock() {
-        withUnsafeMutablePointerToElements { WordLock.unlock($0) }
+        withUnsafeMutablePointerToElements { _ = pthread_mutex_unlock($0) }
     }
 }

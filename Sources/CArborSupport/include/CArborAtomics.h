@@ -9,11 +9,6 @@
 
 #include <stdint.h>
 
-/// Reads `*word`, with no ordering: for a value that is only a hint.
-static inline intptr_t carbor_load_relaxed(const intptr_t *_Nonnull word) {
-    return __atomic_load_n(word, __ATOMIC_RELAXED);
-}
-
 /// Reads `*word`, seeing every write made before the store-release that wrote it.
 static inline intptr_t carbor_load_acquire(const intptr_t *_Nonnull word) {
     return __atomic_load_n(word, __ATOMIC_ACQUIRE);
@@ -38,26 +33,6 @@ static inline void carbor_store_seq_cst(intptr_t *_Nonnull word, intptr_t value)
 /// Adds `delta` to `*word` and returns the value it had before.
 static inline intptr_t carbor_fetch_add(intptr_t *_Nonnull word, intptr_t delta) {
     return __atomic_fetch_add(word, delta, __ATOMIC_RELAXED);
-}
-
-/// Takes a lock word from 0 (free) to 1 (held); false if it was held. Acquires what the last unlock released.
-static inline _Bool carbor_try_lock(intptr_t *_Nonnull word) {
-    intptr_t expected = 0;
-    return __atomic_compare_exchange_n(word, &expected, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
-}
-
-/// Frees a lock word: a plain store that releases every write made while holding it.
-static inline void carbor_unlock(intptr_t *_Nonnull word) {
-    __atomic_store_n(word, 0, __ATOMIC_RELEASE);
-}
-
-/// Tells the processor that the thread is spinning, waiting for another.
-static inline void carbor_spin_pause(void) {
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__) || defined(__arm__)
-    __asm__ __volatile__("yield");
-#endif
 }
 
 #endif
