@@ -22,7 +22,7 @@ extension Container {
     public func register<Service>(
         _ serviceType: Service.Type,
         name: String? = nil,
-        factory: @escaping @Sendable (any Resolver) throws -> Service
+        factory: consuming @escaping @Sendable (any Resolver) throws -> Service
     ) -> Registration<Service> {
         let key = ServiceKey(serviceType: serviceType, name: name, argumentsType: Void.self)
         let token = RegistrationToken()

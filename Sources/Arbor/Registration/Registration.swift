@@ -132,13 +132,15 @@ public struct Registration<Service>: Sendable {
 }
 
 extension Registration where Service: AnyObject {
-    /// Adds a hook that runs once the instance has been built: ``initCompleted(_:)`` for a service that is a class,
-    /// which hands the hook the instance without retaining it again. You write the same call for both.
+    /// ``initCompleted(_:)`` for a service that is a class: the same call, chosen by the compiler, which hands the
+    /// hook the instance without retaining it again. Hidden from the documentation, where it would be a second
+    /// `initCompleted(_:)` that reads exactly like the first.
     ///
     /// ```swift
     /// container.register(Child.self) { _ in Child() }
     ///     .initCompleted { r, child in child.parent = try r.resolve(Parent.self) }
     /// ```
+    @_documentation(visibility: internal)
     @discardableResult
     public func initCompleted(_ hook: @escaping @Sendable (any Resolver, Service) throws -> Void) -> Registration {
         container.reconfigure(key, token: token, addingHook: InitHook(object: hook))
