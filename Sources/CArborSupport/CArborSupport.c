@@ -1,7 +1,30 @@
 // Support for Arbor that Swift cannot express portably: word-sized atomics (include/CArborAtomics.h, all
-// `static inline`) and a thread-local variable, defined here.
+// `static inline`), a thread-local variable, and a process-wide memory barrier, defined here.
 #include "CArborAtomics.h"
+#include "CArborBarrier.h"
 #include "CArborThreadLocal.h"
+
+#if defined(__linux__)
+#include <linux/membarrier.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 
 // `nodebug`: Valgrind 3.19 cannot read the debug information clang emits for a thread-local variable.
 __attribute__((nodebug)) _Thread_local void *_Nullable carbor_pooled_resolution = 0;
+
+int carbor_process_barrier_register(void) {
+#if defined(__linux__) && defined(__NR_membarrier)
+    long commands = syscall(__NR_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+    if (commands < 0 || !(commands & MEMBARRIER_CMD_PRIVATE_EXPEDITED)) return 0;
+    return syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
+#else
+    return 0;
+#endif
+}
+
+void carbor_process_barrier(void) {
+#if defined(__linux__) && defined(__NR_membarrier)
+    syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
+#endif
+}

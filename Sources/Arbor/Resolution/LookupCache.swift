@@ -35,6 +35,8 @@ final class LookupCache {
     private let resolving = AtomicWord(alone: 0)
     /// How many top-level resolves the thread is inside: a factory may call a container's `resolve`.
     private var nesting = 0
+    /// ``ResolvingThreads/usesProcessBarrier``, read once.
+    private let usesProcessBarrier = ResolvingThreads.usesProcessBarrier
 
     init() {
         slots = .allocate(capacity: Self.capacity)
@@ -54,11 +56,21 @@ final class LookupCache {
     @inline(__always)
     func beginResolving(in container: Container) {
         if nesting == 0 {
-            resolving.storeInTotalOrder(container.root)
+            announce(container.root)
         } else if resolving.load() != container.root {
-            resolving.storeInTotalOrder(ResolvingThreads.anyTree)
+            announce(ResolvingThreads.anyTree)
         }
         nesting += 1
+    }
+
+    /// Sets the thread's flag, ordered before every later read of a version (``ResolvingThreads``).
+    @inline(__always)
+    private func announce(_ tree: Int) {
+        if usesProcessBarrier {
+            resolving.storeBeforeProcessBarrier(tree)
+        } else {
+            resolving.storeInTotalOrder(tree)
+        }
     }
 
     @inline(__always)

@@ -38,6 +38,13 @@ struct AtomicWord: @unchecked Sendable {
         carbor_store_seq_cst(word, value)
     }
 
+    /// A store that a compiler barrier keeps before later accesses: the light side of the process barrier
+    /// (`CArborBarrier.h`), ordered before this thread's later loads once another thread runs that barrier.
+    @inline(__always)
+    func storeBeforeProcessBarrier(_ value: Int) {
+        carbor_store_before_process_barrier(word, value)
+    }
+
     @inline(__always)
     func store(_ value: Int) {
         carbor_store_release(word, value)
