@@ -83,4 +83,16 @@ public struct ObjectScope: Hashable, Sendable, CustomStringConvertible {
 
     /// The scope's name: `transient`, `graph`, `weak`, `permanent`, or the name of a scope of your own.
     public var description: String { name }
+
+    /// Whether two scopes are the same: the same name and the same way of keeping instances.
+    public static func == (lhs: ObjectScope, rhs: ObjectScope) -> Bool {
+        // The kind first: telling two built-in scopes apart needs no string comparison.
+        lhs.storage == rhs.storage && lhs.name == rhs.name
+    }
+
+    /// Hashes the name and the way of keeping instances.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(name)
+        hasher.combine(storage)
+    }
 }

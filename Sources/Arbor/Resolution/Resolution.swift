@@ -1013,7 +1013,7 @@ final class Resolution: Resolver, @unchecked Sendable {
         "The limit is \(state.pointee.maxDepth) (maxResolutionDepth of the container where the resolution started)."
     }
 
-    /// An instance kept as `Any` (a graph's, or a storage's), as the `Service` its registration's factory made.
+    /// An instance a storage handed out as `Any`, as the `Service` its registration's factory made.
     ///
     /// When the instance's dynamic type is `Service` itself — a class or struct registered as itself — it is
     /// taken out of the `Any` without a dynamic cast (measured: the cast into `Service?` cost as much as a whole
@@ -1028,7 +1028,7 @@ final class Resolution: Resolver, @unchecked Sendable {
     }
 
     /// `cast`'s checked path, in a function of its own: a function that holds a `Service?` looks its metadata up
-    /// when it begins, whether the path runs or not (measured: a third of a graph-scoped hit).
+    /// when it begins, whether the path runs or not (measured: a third of a resolve that found an instance).
     @inline(never)
     private func castChecked<Service>(_ instance: Any, key: ServiceKey) throws -> Service {
         guard let service = instance as? Service else {
