@@ -48,6 +48,8 @@ struct Benchmark {
     var stop: () -> Void = {}
     /// Runs the loop `iterations` times (on each thread) and returns the wall time it took.
     var run: (_ iterations: Int) throws -> Sample
+    /// For a concurrent benchmark: the same loop on one worker thread, the baseline of its speed-up.
+    var runOnOneThread: ((_ iterations: Int) throws -> Sample)?
 
     /// Calls `operation` in a loop on the current thread; `keepAlive` stays alive meanwhile.
     static func sequential<Output: AnyObject>(
@@ -69,15 +71,23 @@ struct Benchmark {
     }
 
     /// Calls `operation` in a loop on `threads` long-lived threads that start together; the time is
-    /// the wall time from the start signal until the last thread has finished.
+    /// the wall time from the start signal until the last thread has finished. The same loop on one
+    /// long-lived thread is the baseline of the speed-up.
     static func concurrent<Output: AnyObject>(
         threads: Int,
         _ operation: @escaping @Sendable () throws -> Output
     ) -> Benchmark {
         let workers = Workers(count: threads, operation: operation)
-        return Benchmark(operationsPerIteration: 1, threads: threads, stop: workers.stop) { iterations in
+        let single = Workers(count: 1, operation: operation)
+        var benchmark = Benchmark(operationsPerIteration: 1, threads: threads) { iterations in
             try workers.run(iterations: iterations)
         }
+        benchmark.runOnOneThread = { iterations in try single.run(iterations: iterations) }
+        benchmark.stop = {
+            workers.stop()
+            single.stop()
+        }
+        return benchmark
     }
 }
 
@@ -86,6 +96,9 @@ struct Measurement {
     var medianNanosecondsPerOperation: Double
     var minimumNanosecondsPerOperation: Double
     var checksum: UInt64
+    /// For a concurrent benchmark: the median over the repetitions of its throughput divided by the
+    /// throughput of the same loop on one thread, measured right before or after it.
+    var speedup: Double?
 }
 
 /// Calibrates, warms up and times `benchmark`.
@@ -109,24 +122,47 @@ func measure(_ benchmark: Benchmark, settings: MeasurementSettings) throws -> Me
 
     // One full-length warm-up repetition, discarded.
     checksum &+= try benchmark.run(iterations).checksum
+    if let runOnOneThread = benchmark.runOnOneThread {
+        checksum &+= try runOnOneThread(iterations).checksum
+    }
 
     let operations = Double(iterations * benchmark.threads * benchmark.operationsPerIteration)
     var nanosecondsPerOperation: [Double] = []
-    for _ in 0..<settings.repetitions {
+    var speedups: [Double] = []
+    for repetition in 0..<settings.repetitions {
+        // A concurrent benchmark alternates with its one-thread baseline, in turn first and second, so
+        // that both see the same conditions: the speed-up compares the two runs of one repetition.
+        var baseline: UInt64?
+        if let runOnOneThread = benchmark.runOnOneThread, repetition % 2 == 0 {
+            let sample = try runOnOneThread(iterations)
+            checksum &+= sample.checksum
+            baseline = sample.nanoseconds
+        }
         let sample = try benchmark.run(iterations)
         checksum &+= sample.checksum
         nanosecondsPerOperation.append(Double(sample.nanoseconds) / operations)
+        if let runOnOneThread = benchmark.runOnOneThread, repetition % 2 == 1 {
+            let sample = try runOnOneThread(iterations)
+            checksum &+= sample.checksum
+            baseline = sample.nanoseconds
+        }
+        if let baseline {
+            // Each thread ran `iterations` loops: the threads did `threads` times the work of one.
+            speedups.append(Double(benchmark.threads) * Double(baseline) / Double(max(sample.nanoseconds, 1)))
+        }
     }
-    nanosecondsPerOperation.sort()
-    let middle = nanosecondsPerOperation.count / 2
-    let median =
-        nanosecondsPerOperation.count % 2 == 1
-        ? nanosecondsPerOperation[middle]
-        : (nanosecondsPerOperation[middle - 1] + nanosecondsPerOperation[middle]) / 2
     return Measurement(
-        medianNanosecondsPerOperation: median,
-        minimumNanosecondsPerOperation: nanosecondsPerOperation[0],
-        checksum: checksum)
+        medianNanosecondsPerOperation: median(nanosecondsPerOperation),
+        minimumNanosecondsPerOperation: nanosecondsPerOperation.min()!,
+        checksum: checksum,
+        speedup: speedups.isEmpty ? nil : median(speedups))
+}
+
+/// The middle value; the mean of the two middle values for an even count.
+private func median(_ values: [Double]) -> Double {
+    let sorted = values.sorted()
+    let middle = sorted.count / 2
+    return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
 }
 
 /// Monotonic time in nanoseconds.

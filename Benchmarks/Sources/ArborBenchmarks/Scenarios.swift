@@ -43,8 +43,6 @@ protocol LibraryAdapter {
 /// A named benchmark that every library runs.
 struct Scenario {
     var name: String
-    /// For a multi-threaded scenario: the single-threaded scenario to compare throughput with.
-    var singleThreadBaseline: String?
     /// Sets up one library's benchmark and checks that its wiring is right.
     var prepare: (any LibraryAdapter) throws -> Benchmark
 }
@@ -89,7 +87,7 @@ func allScenarios() -> [Scenario] {
         Scenario(name: "register_1000") { library in
             .sequential(operationsPerIteration: registered.count, library.registerAll(registered))
         },
-        Scenario(name: "concurrent_graph_10", singleThreadBaseline: "graph_10") { library in
+        Scenario(name: "concurrent_graph_10") { library in
             let operation = try library.concurrentGraph10()
             try verify(try operation(), try operation(), .newInstances, check: { $0.sharesStore })
             return .concurrent(threads: 2, operation)

@@ -64,7 +64,8 @@ print(
                     register_1000; wall time / resolves by both threads in concurrent_graph_10
     vs manual       median / median of manual in the same scenario (lower is better)
     vs swinject     swinject median / this median (above 1: faster than Swinject)
-    speedup         throughput with 2 threads / throughput of the 1-thread graph_10 (same library)
+    speedup         throughput with 2 threads / throughput of the same loop on 1 thread, the two
+                    measured alternately (median over the repetitions)
 
     """)
 let report = Report(results: results, baselineLibrary: libraries[0].name, comparedLibrary: "swinject")
@@ -122,23 +123,11 @@ struct Report {
                 } else {
                     row.append("")
                 }
-                row.append(speedupNote(result, library: library, median: median, results: results))
+                row.append(measurement.speedup.map { "speedup \(format($0, digits: 2))x vs 1 thread" } ?? "")
                 rows.append(row)
             }
         }
         table = Self.render([header] + rows)
-    }
-
-    private func speedupNote(
-        _ result: ScenarioResult, library: String, median: Double, results: [ScenarioResult]
-    ) -> String {
-        guard let baseline = result.scenario.singleThreadBaseline else { return "" }
-        guard
-            let single = results.first(where: { $0.scenario.name == baseline })?.median(of: library)
-        else {
-            return "speedup needs \(baseline), which did not run"
-        }
-        return "speedup \(format(single / median, digits: 2))x vs 1-thread \(baseline)"
     }
 
     /// Text columns left-aligned, numbers right-aligned, a rule under the header.
