@@ -246,9 +246,26 @@ final class Resolution: Resolver, @unchecked Sendable {
     private func resolveTopLevel<Service>(_ key: ServiceKey, in container: Container) throws -> Service {
         try resolveTopLevel(key, in: container) { found in
             if let found, found.isPlain, state.pointee.diagnostics == nil {
+                if found.shape == .transient, !found.hasHooks { return try buildOutermost(found, key: key) }
                 return try resolvePlain(found, key: key, depth: 0)
             }
             return try resolve(key, found: found, name: key.name, depth: 0)
+        }
+    }
+
+    /// The outermost build of a transient registration without hooks or arguments: `buildPlain` without the
+    /// checks that cannot fail at depth 0 with nothing else being built (no cycle, no depth limit: it is at least
+    /// 0).
+    @inline(__always)
+    private func buildOutermost<Service>(_ found: Found, key: ServiceKey) throws -> Service {
+        let slot = GraphSlot(registration: found.identity, context: state.pointee.context.toOpaque())
+        state.pointee.building.push(Frame(entry: found.entry, slot: slot, storage: .none))
+        state.pointee.depth = 0
+        defer { leave(toDepth: -1) }
+        do {
+            return try found.entry._withUnsafeGuaranteedRef { try NullaryEntry<Service>.build($0, self) }
+        } catch {
+            throw failure(error, key: key, path: path(), detail: "its factory threw an error")
         }
     }
 
@@ -411,13 +428,14 @@ final class Resolution: Resolver, @unchecked Sendable {
 
     /// Drops every instance the resolution kept, so a resolver captured by a factory keeps nothing alive. Keeps
     /// the capacity of its buffers for the next resolution on this thread.
+    /// (`hookPath` is empty already: running the hooks restores it, also when one throws.)
+    @inline(__always)
     private func finish() {
         state.pointee.phase = .finished
         if !state.pointee.graph.isEmpty { state.pointee.graph.removeAll() }
         if !state.pointee.pendingHooks.isEmpty { dropPendingHooks() }
         if !state.pointee.claims.isEmpty { state.pointee.claims.removeAll(keepingCapacity: true) }
         if !state.pointee.building.isEmpty { state.pointee.building.removeAll() }
-        state.pointee.hookPath = PathRange()
         if state.pointee.diagnostics != nil { state.pointee.diagnostics = nil }
     }
 
