@@ -232,10 +232,11 @@ public final class Container: Resolver, @unchecked Sendable {
         // The usual `register(…).inObjectScope(…)`: the entry no look-up has found yet changes in place, without
         // the general reconfiguration's copies of its configuration.
         let (changed, replacedStorage) = registry.withLock { registry -> (Bool, InstanceStorage?) in
-            guard let entry = registry.entries[key], entry.token == token, !entry.isPublished else {
-                return (false, nil)
+            guard let found = registry.entries.unretainedEntry(for: key) else { return (false, nil) }
+            return found._withUnsafeGuaranteedRef { entry in
+                guard entry.token == token, !entry.isPublished else { return (false, nil) }
+                return (true, entry.setScopeInPlace(scope, lock: self.registry))
             }
-            return (true, entry.setScopeInPlace(scope, lock: self.registry))
         }
         withExtendedLifetime(replacedStorage) {}  // Released after the lock; no instance: nothing resolved it.
         if !changed { reconfigure(key, token: token, scope: scope) }

@@ -42,6 +42,12 @@ struct ServiceTable {
         return storage.slots[index].entry!.takeUnretainedValue()
     }
 
+    /// The entry under `key`, unretained: the table keeps it while its lock is held.
+    func unretainedEntry(for key: ServiceKey) -> Unmanaged<ServiceEntry>? {
+        guard let index = index(of: key) else { return nil }
+        return storage.slots[index].entry
+    }
+
     /// The slot holding `key`'s entry, if any.
     private func index(of key: ServiceKey) -> Int? {
         let slots = storage.slots

@@ -53,6 +53,7 @@ final class InstanceStorage: @unchecked Sendable {
         valueReference?.release()
     }
 
+    @inline(__always)
     static func make(
         for scope: ObjectScope,
         releaseHooks: [ReleaseHook] = [],
