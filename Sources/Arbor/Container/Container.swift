@@ -129,9 +129,9 @@ public final class Container: Resolver, @unchecked Sendable {
             var lookup = Lookup(
                 version: version, depthLimit: registry.depthLimit, isClosed: registry.isClosed,
                 diagnostics: registry.diagnostics)
-            if let entry = registry.entries[key] {
-                entry.isPublished = true
-                lookup.found = Found(entry: Unmanaged.passUnretained(entry), owner: self)
+            if let entry = registry.entries.unretainedEntry(for: key) {
+                entry._withUnsafeGuaranteedRef { $0.isPublished = true }
+                lookup.found = Found(entry: entry, owner: self)
             } else if let cached = registry.inherited[key] {
                 lookup.found = Found(entry: Unmanaged.passUnretained(cached.entry), owner: cached.owner)
             }
