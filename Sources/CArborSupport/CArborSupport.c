@@ -5,9 +5,15 @@
 #include "CArborThreadLocal.h"
 
 #if defined(__linux__)
-#include <linux/membarrier.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+// The commands of `membarrier(2)`, part of the kernel's ABI; spelled out so that older kernel headers, which lack
+// some of them, still compile this file (the query below tells whether the running kernel has them).
+enum {
+    carbor_membarrier_query = 0,
+    carbor_membarrier_private_expedited = 1 << 3,
+    carbor_membarrier_register_private_expedited = 1 << 4,
+};
 #endif
 
 // `nodebug` here and below: Valgrind 3.19 cannot read the debug information clang emits for this file (it gives up
@@ -16,16 +22,18 @@ __attribute__((nodebug)) _Thread_local void *_Nullable carbor_pooled_resolution 
 
 __attribute__((nodebug)) int carbor_process_barrier_register(void) {
 #if defined(__linux__) && defined(__NR_membarrier)
-    long commands = syscall(__NR_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
-    if (commands < 0 || !(commands & MEMBARRIER_CMD_PRIVATE_EXPEDITED)) return 0;
-    return syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
+    long commands = syscall(__NR_membarrier, carbor_membarrier_query, 0, 0);
+    if (commands < 0 || !(commands & carbor_membarrier_private_expedited)) return 0;
+    return syscall(__NR_membarrier, carbor_membarrier_register_private_expedited, 0, 0) == 0;
 #else
     return 0;
 #endif
 }
 
-__attribute__((nodebug)) void carbor_process_barrier(void) {
+__attribute__((nodebug)) int carbor_process_barrier(void) {
 #if defined(__linux__) && defined(__NR_membarrier)
-    syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
+    return syscall(__NR_membarrier, carbor_membarrier_private_expedited, 0, 0) == 0;
+#else
+    return 0;
 #endif
 }

@@ -225,6 +225,46 @@ extension ObjectScope {
         #expect(serials.value == names.count, "the large values were built once, in the one graph")
     }
 
+    @Test func aDeinitThatResolvesWhileTheGraphIsReleasedGetsAResolutionOfItsOwn() throws {
+        final class Shared {}
+        final class User {
+            let shared: Shared
+            init(_ shared: Shared) { self.shared = shared }
+        }
+        final class Temporary {
+            let onDeinit: @Sendable () -> Void
+            init(_ onDeinit: @escaping @Sendable () -> Void) { self.onDeinit = onDeinit }
+            deinit { onDeinit() }
+        }
+        final class Root {
+            let shared: Shared
+            init(_ shared: Shared, _: Temporary) { self.shared = shared }
+        }
+        let c = Container()
+        let seen = Recorder()
+        c.register(Shared.self) { _ in Shared() }.inObjectScope(.graph)
+        c.register(User.self) { r in User(try r.resolve()) }
+        // `Temporary` lives in the graph only: it goes when the resolution releases the graph's instances.
+        c.register(Temporary.self) { [unowned c] _ in
+            Temporary {
+                do {
+                    let user = try c.resolve(User.self)
+                    seen.record(user.shared === (try? c.resolve(User.self))?.shared ? "shared" : "own graph")
+                } catch {
+                    seen.record("\(error)")
+                }
+            }
+        }
+        .inObjectScope(.graph)
+        c.register(Root.self) { r in Root(try r.resolve(), try r.resolve()) }
+
+        for _ in 0..<3 {
+            let root = try c.resolve(Root.self)
+            #expect(try c.resolve(User.self).shared !== root.shared, "a new resolve has a graph of its own")
+        }
+        #expect(seen.events == ["own graph", "own graph", "own graph"])
+    }
+
     // MARK: permanent
 
     @Test func permanentIsOnePerRegistration() throws {

@@ -136,6 +136,38 @@ private final class Clock {}
         #expect(try c.resolve(Car.self).label == "9-nine")
     }
 
+    @Test func aSingleVoidArgumentIsNoArgument() throws {
+        let c = Container()
+        c.register(Engine.self) { (_, _: Void) in Engine("void") }
+        #expect(try c.resolve(Engine.self).label == "void")
+        #expect(try c.resolve(Engine.self, arguments: ()).label == "void")
+        c.register(Car.self) { r in Car(engine: try r.resolve(Engine.self, arguments: ()), label: "car") }
+        #expect(try c.resolve(Car.self).engine.label == "void")
+
+        c.register(Engine.self) { _ in Engine("plain") }  // The same key: it replaces the registration.
+        #expect(try c.resolve(Engine.self, arguments: ()).label == "plain")
+        #expect(try c.resolve(Car.self).engine.label == "plain")
+    }
+
+    @Test func aServiceTypeGivenAsAValueIsTheKeyOfEveryResolve() throws {
+        class Vehicle {
+            let label: String
+            init(_ label: String) { self.label = label }
+        }
+        final class Truck: Vehicle {}
+        let type: Vehicle.Type = Truck.self
+        let c = Container()
+        c.register(type) { _ in Truck("truck") }
+        c.register(type) { (_, label: String) in Truck(label) }
+        #expect(try c.resolve(type).label == "truck")
+        #expect(try c.resolve(type, arguments: "given").label == "given")
+        #expect(throws: ResolutionError.self, "registered for Truck, not Vehicle") { try c.resolve(Vehicle.self) }
+        c.register(Engine.self) { r in
+            Engine(try r.resolve(type).label + " " + (try r.resolve(type, arguments: "x")).label)
+        }
+        #expect(try c.resolve(Engine.self).label == "truck x")
+    }
+
     @Test func argumentsGiveTheSameResultsOnEveryResolveInEveryScope() throws {
         let c = Container()
         let built = Counter()

@@ -60,6 +60,13 @@ extension Container {
         argumentsType: Any.Type,
         factory: TupleFactory<Service>
     ) -> Registration<Service> {
+        if argumentsType == Void.self {
+            // A factory whose one argument is `Void` takes none: `resolve(_:)` and `resolve(_:arguments: ())`
+            // both find it.
+            return register(serviceType, name: name) { resolver in
+                try withUnsafePointer(to: ()) { try factory.make(resolver, UnsafeRawPointer($0)) }
+            }
+        }
         let key = ServiceKey(serviceType: serviceType, name: name, argumentsType: argumentsType)
         let token = RegistrationToken()
         add(ArgumentsEntry(key: key, token: token, configuration: initialConfiguration, factory: factory))

@@ -337,7 +337,7 @@ public final class Container: Resolver, @unchecked Sendable {
     /// let car = try container.resolve(Car.self, name: "sports")
     /// ```
     public func resolve<Service>(_ serviceType: Service.Type, name: String?) throws -> Service {
-        try Resolution.resolve(Service.self, name: name, in: self)
+        try Resolution.resolve(serviceType, name: name, in: self)
     }
 
     /// Resolves the service registered for `serviceType` and `name` whose factory takes runtime arguments of these
@@ -351,7 +351,7 @@ public final class Container: Resolver, @unchecked Sendable {
         name: String?,
         arguments: repeat each Argument
     ) throws -> Service {
-        try Resolution.resolve(Service.self, name: name, in: self, arguments: repeat each arguments)
+        try Resolution.resolve(serviceType, name: name, in: self, arguments: repeat each arguments)
     }
 }
 

@@ -4,13 +4,13 @@
 /// lock. Configuring a registration (`inObjectScope`, `initCompleted`) then swaps in a reconfigured copy under the
 /// container's lock; the copy keeps the `token`, which is how a ``Registration`` handle finds its entry again and
 /// how a graph tells registrations apart. Before that — the usual `register(…).inObjectScope(…)` — no thread can
-/// hold the entry, and it is changed in place (measured: the copy, and freeing the original, were half the cost
-/// of a registration).
+/// hold the entry, and a new scope or lifetime is set in place (measured: the copy, and freeing the original, were
+/// half the cost of a registration); adding an `initCompleted` hook always makes a copy.
 ///
 /// Two subclasses hold the factory: ``NullaryEntry`` for services without runtime arguments, the common case, and
-/// ``FactoryEntry`` for those with. A resolve builds a nullary service through the overridden `make(_:as:)`, which
-/// costs no metadata look-up in the resolve's unspecialised generic code, where naming `NullaryEntry<Service>`
-/// would (measured: a `swift_getGenericMetadata` hash look-up on every resolve).
+/// ``ArgumentsEntry`` for those with. A resolve knows which one it found from the key, and calls the factory
+/// through a reinterpreting downcast (`build`), which in a release build needs neither a dynamic cast nor the
+/// subclass's metadata.
 class ServiceEntry: @unchecked Sendable {
     let key: ServiceKey
     let token: RegistrationToken
@@ -138,7 +138,7 @@ class ServiceEntry: @unchecked Sendable {
 
     /// Builds an instance of a registration without runtime arguments. `Service` is the key's service type.
     func make<Service>(_ resolver: any Resolver, as _: Service.Type) throws -> Service {
-        preconditionFailure("Only a NullaryEntry or a ForwardEntry is found under a key without arguments.")
+        preconditionFailure("Only a NullaryEntry or a ForwardingEntry is found under a key without arguments.")
     }
 
     /// Resolves the entry's key from `container`, with its own types: how `validate()` checks a registration that

@@ -67,6 +67,8 @@ final class Resolution: Resolver, @unchecked Sendable {
         case active
         /// Waiting for another thread would have deadlocked: unwind and let the top level retry.
         case aborted
+        /// Releasing what it kept. A `deinit` that resolves now starts a new resolution instead of reusing this one.
+        case finishing
         case finished
     }
 
@@ -85,8 +87,9 @@ final class Resolution: Resolver, @unchecked Sendable {
         var key: ServiceKey { entry._withUnsafeGuaranteedRef { $0.key } }
     }
 
-    /// The hooks of one instance, waiting for the outermost factory to return. Trivial: queuing one retains
-    /// nothing, except a context that is not the origin (a `Lazy` may have been the only owner of its container).
+    /// The hooks of one instance, waiting for the outermost factory to return. Trivial: the record retains nothing,
+    /// except a context that is not the origin (a `Lazy` may have been the only owner of its container). An
+    /// instance that is not in the graph is kept, retained, in `hookInstances`.
     private struct PendingHook {
         /// The instance's registration, which holds the hooks. Unretained, like a frame's.
         let entry: Unmanaged<ServiceEntry>
@@ -134,8 +137,9 @@ final class Resolution: Resolver, @unchecked Sendable {
     /// Usually in the thread's pooled resolution, borrowed without taking it out of the pool; in a new one when
     /// that is busy (a factory called a container's `resolve`) or after a deadlock retry.
     @inline(__always)
-    static func resolve<Service>(_: Service.Type, name: String?, in container: Container) throws -> Service {
-        let key = ServiceKey(serviceType: Service.self, name: name, argumentsType: Void.self)
+    static func resolve<Service>(_ serviceType: Service.Type, name: String?, in container: Container) throws -> Service
+    {
+        let key = ServiceKey(serviceType: serviceType, name: name, argumentsType: Void.self)
         if let pooled = ResolutionPool.idle() {
             // Back to the pool only after the borrow ended: if a factory kept the resolution, leaving the pool
             // releases the pool's reference, and the last one may be another thread's.
@@ -157,13 +161,13 @@ final class Resolution: Resolver, @unchecked Sendable {
     /// `container`: the general path, for every kind of registration. The common case, a plain registration found
     /// in the thread's cache, takes `resolveQuickly` from the resolver's inlined `resolve(_:arguments:_:)`.
     static func resolve<Service, each Argument>(
-        _: Service.Type,
+        _ serviceType: Service.Type,
         name: String?,
         in container: Container,
         arguments: repeat each Argument
     ) throws -> Service {
-        let key = ServiceKey(serviceType: Service.self, name: name, argumentsType: (repeat each Argument).self)
-        guard key.hasArguments else { return try resolve(Service.self, name: name, in: container) }
+        let key = ServiceKey(serviceType: serviceType, name: name, argumentsType: (repeat each Argument).self)
+        guard key.hasArguments else { return try resolve(serviceType, name: name, in: container) }
         if let pooled = ResolutionPool.idle() {
             do {
                 defer { ResolutionPool.returnToPool(pooled) }
@@ -182,9 +186,10 @@ final class Resolution: Resolver, @unchecked Sendable {
     }
 
     /// Resolves a plain registration with runtime arguments that the thread's look-up cache knows, as a new
-    /// top-level resolution that starts in `container`, and writes the instance to `result`. Returns `false`, having
-    /// done nothing, when the registration is not plain, is not in the cache, or anything watches: then the caller
-    /// takes the general path.
+    /// top-level resolution that starts in `container`, and writes the instance to `result`. Returns `false` when
+    /// the registration is not plain, is not in the cache, or anything watches, having done nothing; and after an
+    /// attempt would have deadlocked with another thread, having undone it and paused: either way the caller takes
+    /// the general path.
     @inline(__always)
     static func resolveQuickly<Service>(
         _ key: ServiceKey,
@@ -201,6 +206,7 @@ final class Resolution: Resolver, @unchecked Sendable {
         } catch {
             ResolutionPool.returnToPool(pooled)
             guard error is DeadlockRetry else { throw error }
+            pauseBriefly(attempt: 1)
             return false  // The general path retries.
         }
         ResolutionPool.returnToPool(pooled)
@@ -431,12 +437,13 @@ final class Resolution: Resolver, @unchecked Sendable {
     /// (`hookPath` is empty already: running the hooks restores it, also when one throws.)
     @inline(__always)
     private func finish() {
-        state.pointee.phase = .finished
+        state.pointee.phase = .finishing
         if !state.pointee.graph.isEmpty { state.pointee.graph.removeAll() }
         if !state.pointee.pendingHooks.isEmpty { dropPendingHooks() }
         if !state.pointee.claims.isEmpty { state.pointee.claims.removeAll(keepingCapacity: true) }
         if !state.pointee.building.isEmpty { state.pointee.building.removeAll() }
         if state.pointee.diagnostics != nil { state.pointee.diagnostics = nil }
+        state.pointee.phase = .finished
     }
 
     // MARK: Resolver
@@ -548,13 +555,13 @@ final class Resolution: Resolver, @unchecked Sendable {
         }
     }
 
-    /// Calls `entry`'s factory with these arguments, or forwards them.
+    /// Calls `entry`'s factory with these arguments, or forwards them. `entry` is registered under a key with
+    /// arguments.
     func make<Service, each Argument>(
         _ entry: ServiceEntry,
         as _: Service.Type,
         arguments: repeat each Argument
     ) throws -> Service {
-        if !entry.key.hasArguments { return try entry.make(self, as: Service.self) }
         return try withUnsafePointer(to: (repeat each arguments)) { tuple in
             let pointer = UnsafeRawPointer(tuple)
             if entry.forwardTarget != nil {
@@ -610,7 +617,7 @@ final class Resolution: Resolver, @unchecked Sendable {
         switch state.pointee.phase {
         case .active: return true
         case .aborted: throw DeadlockRetry()
-        case .finished: return false
+        case .finishing, .finished: return false
         }
     }
 
@@ -907,7 +914,7 @@ final class Resolution: Resolver, @unchecked Sendable {
     }
 
     /// Copies the path to the service being built now, and `last` if given, into `paths`.
-    private func recordPath(appending last: Unmanaged<ServiceEntry>? = nil) -> PathRange {
+    private func recordPath(appending last: Unmanaged<ServiceEntry>?) -> PathRange {
         let start = state.pointee.paths.count
         let hookPath = state.pointee.hookPath
         for index in hookPath.start..<(hookPath.start + hookPath.count) {

@@ -19,7 +19,20 @@
 /// pass. A test double that stands in for a resolver is a class too:
 ///
 /// ```swift
-/// final class StubResolver: Resolver { … }
+/// final class StubResolver: Resolver {
+///     let clock = FixedClock()
+///
+///     func resolve<Service>(_ serviceType: Service.Type, name: String?) throws -> Service {
+///         guard let clock = clock as? Service else { throw StubError.notStubbed(serviceType) }
+///         return clock
+///     }
+///
+///     func resolve<Service, each Argument>(
+///         _ serviceType: Service.Type, name: String?, arguments: repeat each Argument
+///     ) throws -> Service {
+///         try resolve(serviceType, name: name)
+///     }
+/// }
 /// ```
 public protocol Resolver: AnyObject, Sendable {
     /// Resolves the service registered for `serviceType` and `name` with no runtime arguments.
@@ -106,7 +119,7 @@ extension Resolver {
             let result = buffer.baseAddress!
             let resolved = try withUnsafePointer(to: &arguments) { pointer in
                 try resolveQuickly(
-                    self, Service.self, name: name, argumentsType: (FirstArgument, repeat each Argument).self,
+                    self, serviceType, name: name, argumentsType: (FirstArgument, repeat each Argument).self,
                     arguments: UnsafeRawPointer(pointer), into: result)
             }
             if resolved { return result.move() }
@@ -121,13 +134,15 @@ extension Resolver {
 @usableFromInline
 func resolveQuickly<Service>(
     _ resolver: any Resolver,
-    _: Service.Type,
+    _ serviceType: Service.Type,
     name: String?,
     argumentsType: Any.Type,
     arguments: UnsafeRawPointer,
     into result: UnsafeMutablePointer<Service>
 ) throws -> Bool {
-    let key = ServiceKey(serviceType: Service.self, name: name, argumentsType: argumentsType)
+    // One argument of type `Void` is no argument: the general path resolves the key without arguments.
+    guard argumentsType != Void.self else { return false }
+    let key = ServiceKey(serviceType: serviceType, name: name, argumentsType: argumentsType)
     // Both classes are final: comparing the type is the whole check, and the downcast borrows the reference
     // (measured: a conditional cast retained and released it).
     if type(of: resolver) == Container.self {

@@ -48,7 +48,9 @@ final class ResolvingThreads: @unchecked Sendable {
     /// the retired entries were changed.
     func noneResolving(in root: Int) -> Bool {
         // The heavy side of the barrier: every thread that announced itself before the versions changed is seen.
-        if Self.usesProcessBarrier { carbor_process_barrier() }
+        // Should the system refuse it, a thread's announcement may be invisible: assume one resolves, which only
+        // keeps the retired registrations longer.
+        if Self.usesProcessBarrier, carbor_process_barrier() != 1 { return false }
         return lock.withLock {
             flags.values.allSatisfy { flag in
                 let tree = flag.loadInTotalOrder()

@@ -30,10 +30,6 @@ struct ValueStack {
         values = .allocate(byteCount: capacity, alignment: Self.alignment)
     }
 
-    var count: Int { records.count }
-
-    var isEmpty: Bool { records.isEmpty }
-
     /// Pushes a copy of `value` and returns its position.
     @inline(__always)
     @discardableResult

@@ -18,8 +18,9 @@
 int carbor_process_barrier_register(void);
 
 /// Runs a full memory barrier on every processor that runs a thread of this process, and returns after they did.
-/// Only after `carbor_process_barrier_register` returned 1.
-void carbor_process_barrier(void);
+/// Only after `carbor_process_barrier_register` returned 1. Returns 1 if it did, 0 if the system refused: then no
+/// barrier ran, and the caller must act as if another thread's write were not yet visible.
+int carbor_process_barrier(void);
 
 /// Writes `*word` with no ordering, then keeps the compiler from moving later memory accesses before the write: the
 /// light side of `carbor_process_barrier`.
