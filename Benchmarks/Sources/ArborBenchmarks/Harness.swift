@@ -44,11 +44,10 @@ struct Benchmark {
     var operationsPerIteration: Int
     /// Threads running the loop at once, each `iterations` times.
     var threads: Int
-    /// Ends what the benchmark started (its worker threads), once it has been measured.
-    var stop: () -> Void = {}
     /// Runs the loop `iterations` times (on each thread) and returns the wall time it took.
     var run: (_ iterations: Int) throws -> Sample
-    /// For a concurrent benchmark: the same loop on one worker thread, the baseline of its speed-up.
+    /// For a concurrent benchmark: the same loop on the first of its worker threads alone, the
+    /// baseline of its speed-up.
     var runOnOneThread: ((_ iterations: Int) throws -> Sample)?
 
     /// Calls `operation` in a loop on the current thread; `keepAlive` stays alive meanwhile.
@@ -71,22 +70,17 @@ struct Benchmark {
     }
 
     /// Calls `operation` in a loop on `threads` long-lived threads that start together; the time is
-    /// the wall time from the start signal until the last thread has finished. The same loop on one
-    /// long-lived thread is the baseline of the speed-up.
+    /// the wall time from the start signal until the last thread has finished. The same loop on the
+    /// first of those threads alone is the baseline of the speed-up.
     static func concurrent<Output: AnyObject>(
         threads: Int,
         _ operation: @escaping @Sendable () throws -> Output
     ) -> Benchmark {
         let workers = Workers(count: threads, operation: operation)
-        let single = Workers(count: 1, operation: operation)
         var benchmark = Benchmark(operationsPerIteration: 1, threads: threads) { iterations in
             try workers.run(iterations: iterations)
         }
-        benchmark.runOnOneThread = { iterations in try single.run(iterations: iterations) }
-        benchmark.stop = {
-            workers.stop()
-            single.stop()
-        }
+        benchmark.runOnOneThread = { iterations in try workers.run(iterations: iterations, onThreads: 1) }
         return benchmark
     }
 }
@@ -103,7 +97,6 @@ struct Measurement {
 
 /// Calibrates, warms up and times `benchmark`.
 func measure(_ benchmark: Benchmark, settings: MeasurementSettings) throws -> Measurement {
-    defer { benchmark.stop() }
     var checksum: UInt64 = 0
 
     // Calibration (which also warms up): double the loop until it takes a tenth of the target,
@@ -173,31 +166,32 @@ private func now() -> UInt64 {
 
 // MARK: - Threads
 
-/// Threads that run a concurrent benchmark's loops, made once per benchmark and reused by every
-/// calibration run and repetition.
+/// Threads that run one concurrent benchmark's loops: made for the benchmark, reused by every
+/// calibration run and repetition, and never ended, so that each library runs on threads of its own.
 ///
-/// Starting new threads for each run measured thread start-up and, worse, the allocator's choice
-/// of arena for each new thread: two new threads sometimes shared one, and every allocation then
-/// contended with the other thread's (a library's result moved by 20x between identical runs).
-/// Long-lived workers measure the steady state an app or server has.
+/// Threads ended after their benchmark measured the allocator as much as the library: a new thread
+/// takes over the malloc arena of one that ended, and the threads that followed Swinject's ran 5-30x
+/// slower in about half the runs, whichever library they ran (hand-written code included); the same
+/// happened when one set of threads ran every library. Threads that live until the program exits
+/// keep an arena of their own (glibc makes up to eight per core), and measure the steady state an
+/// app or server has.
 private final class Workers: @unchecked Sendable {
-    // @unchecked: `iterations` and `stopping` are written before `start` is signalled and read
-    // after it is waited for; the semaphores order the accesses.
-    private let start = DispatchSemaphore(value: 0)
+    // @unchecked: `iterations` is written before a `start` is signalled and read after it is waited
+    // for; the semaphores order the accesses.
+    private let start: [DispatchSemaphore]
     private let finished = DispatchSemaphore(value: 0)
     private let outcomes = ThreadOutcomes()
     private var iterations = 0
-    private var stopping = false
     let count: Int
 
     init<Output: AnyObject>(count: Int, operation: @escaping @Sendable () throws -> Output) {
         self.count = count
-        for _ in 0..<count {
-            Thread { [unowned self] in
+        start = (0..<count).map { _ in DispatchSemaphore(value: 0) }
+        for index in 0..<count {
+            Thread { [self] in  // Each thread keeps the pool alive: both last until the program exits.
                 let sink = Sink()
                 while true {
-                    self.start.wait()
-                    if self.stopping { break }
+                    self.start[index].wait()
                     do {
                         for _ in 0..<self.iterations {
                             sink.consume(try operation())
@@ -208,19 +202,24 @@ private final class Workers: @unchecked Sendable {
                     }
                     self.finished.signal()
                 }
-                self.finished.signal()
             }.start()
         }
     }
 
-    /// Runs the loop `iterations` times on every worker at once and returns the wall time from the
-    /// start signal until the last worker has finished.
-    func run(iterations: Int) throws -> Sample {
+    /// Runs the loop `iterations` times on each of the first `threads` workers at once (all of them
+    /// by default) and returns the wall time from the start signal until the last one has finished.
+    ///
+    /// The one-thread baseline of the speed-up runs on the first of the workers that run the
+    /// concurrent loop, so both run on the same thread and memory: a separate thread ran its loop
+    /// up to a third faster or slower from one run of the program to the next (its allocator's
+    /// state), and the speed-up with it, by as much for hand-written code as for a library.
+    func run(iterations: Int, onThreads threads: Int? = nil) throws -> Sample {
+        let threads = threads ?? count
         self.iterations = iterations
         outcomes.removeAll()
         let begin = now()
-        for _ in 0..<count { start.signal() }
-        for _ in 0..<count { finished.wait() }
+        for index in 0..<threads { start[index].signal() }
+        for _ in 0..<threads { finished.wait() }
         let end = now()
         var checksum: UInt64 = 0
         for outcome in outcomes.all {
@@ -229,12 +228,6 @@ private final class Workers: @unchecked Sendable {
         return Sample(nanoseconds: end - begin, checksum: checksum)
     }
 
-    /// Lets the workers finish.
-    func stop() {
-        stopping = true
-        for _ in 0..<count { start.signal() }
-        for _ in 0..<count { finished.wait() }
-    }
 }
 
 /// What each worker thread reports back: its checksum or its error.

@@ -64,8 +64,8 @@ print(
                     register_1000; wall time / resolves by both threads in concurrent_graph_10
     vs manual       median / median of manual in the same scenario (lower is better)
     vs swinject     swinject median / this median (above 1: faster than Swinject)
-    speedup         throughput with 2 threads / throughput of the same loop on 1 thread, the two
-                    measured alternately (median over the repetitions)
+    speedup         throughput with 2 threads / throughput of the same loop on the first of them
+                    alone, the two measured alternately (median over the repetitions)
 
     """)
 let report = Report(results: results, baselineLibrary: libraries[0].name, comparedLibrary: "swinject")
