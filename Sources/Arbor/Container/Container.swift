@@ -48,15 +48,19 @@ public final class Container: Resolver, @unchecked Sendable {
         self.defaultScope = defaultScope
         root = parent?.root ?? UniqueNumber.next()
         if let parent {
-            // Join the parent's subtree: inherit the leak trackers that watch it, and let later ones find us.
-            let (diagnostics, isClosed) = parent.registry.withLock { registry in
-                registry.children.removeAll { $0.container == nil }
-                registry.children.append(WeakContainer(container: self))
-                return (registry.diagnostics, registry.isClosed)
-            }
-            registry.withLock { registry in
-                registry.diagnostics = diagnostics.map { Diagnostics(trackers: $0.trackers, observer: nil) }
-                registry.isClosed = isClosed
+            // Join the parent's subtree: inherit whether it is closed and the leak trackers that watch it, and let
+            // later ones find us. One critical section of the parent's (the child's lock nested in it, the only
+            // place the two nest: parent first): a `close()` or a `LeakTracker` on an ancestor either happened
+            // before, and is inherited here, or comes after, and finds the child among the children.
+            parent.registry.withLock { parentRegistry in
+                parentRegistry.children.removeAll { $0.container == nil }
+                parentRegistry.children.append(WeakContainer(container: self))
+                registry.withLock { registry in
+                    registry.diagnostics = parentRegistry.diagnostics.map {
+                        Diagnostics(trackers: $0.trackers, observer: nil)
+                    }
+                    registry.isClosed = parentRegistry.isClosed
+                }
             }
             changed()
         }
@@ -215,14 +219,16 @@ public final class Container: Resolver, @unchecked Sendable {
     // deinit may well use the container.
 
     func add(_ entry: ServiceEntry) {
-        let (replaced, released, lookedUp, hasChildren) = registry.withLock { registry in
+        let (replaced, retirement, lookedUp, hasChildren) = registry.withLock { registry in
             let replaced = registry.entries.insert(entry)
-            return (replaced, replaced?.storage?.releaseLocked(), registry.isLookedUp, !registry.children.isEmpty)
+            return (
+                replaced, Retirement(replaced?.storage), registry.isLookedUp, !registry.children.isEmpty
+            )
         }
         // A look-up cached here may have found an ancestor's registration under this key, which this one hides.
         if lookedUp { changed() }
         if hasChildren { invalidateDescendantCaches() }
-        if let released { ReleasedInstance.run([released]) }
+        retirement.finish()
         if let replaced { retire(replaced, promptly: true) }
     }
 
@@ -238,7 +244,8 @@ public final class Container: Resolver, @unchecked Sendable {
                 return (true, entry.setScopeInPlace(scope, lock: self.registry))
             }
         }
-        withExtendedLifetime(replacedStorage) {}  // Released after the lock; no instance: nothing resolved it.
+        // Released after the lock. No instance, and nothing builds one: no look-up found the entry.
+        withExtendedLifetime(replacedStorage) {}
         if !changed { reconfigure(key, token: token, scope: scope) }
     }
 
@@ -263,22 +270,22 @@ public final class Container: Resolver, @unchecked Sendable {
             if let addingReleaseHook { configuration.releaseHooks.append(addingReleaseHook) }
             if let shortLived { configuration.isShortLived = shortLived }
         }
-        let (replaced, released, unpublished) = registry.withLock {
-            registry -> (ServiceEntry?, ReleasedInstance?, EntryConfiguration?) in
-            guard let entry = registry.entries[key], entry.token == token else { return (nil, nil, nil) }
+        let (replaced, retirement, unpublished) = registry.withLock {
+            registry -> (ServiceEntry?, Retirement, EntryConfiguration?) in
+            guard let entry = registry.entries[key], entry.token == token else { return (nil, Retirement(nil), nil) }
             let storage = entry.storage
             guard entry.isPublished || addingHook != nil else {
                 // No look-up found it, so no thread holds it: change it in place.
                 let old = entry.reconfigureInPlace(lock: self.registry, change)
-                return (nil, entry.storage !== storage ? storage?.releaseLocked() : nil, old)
+                return (nil, Retirement(entry.storage !== storage ? storage : nil), old)
             }
             let reconfigured = entry.reconfigured(lock: self.registry, change)
             registry.entries.insert(reconfigured)
-            // A new scope gets a new storage: the old one's instance is dropped.
-            return (entry, reconfigured.storage !== storage ? storage?.releaseLocked() : nil, nil)
+            // A new scope gets a new storage: the old one retires, and its instance is dropped.
+            return (entry, Retirement(reconfigured.storage !== storage ? storage : nil), nil)
         }
         withExtendedLifetime(unpublished) {}  // Released after the lock: it may hold a storage.
-        if let released { ReleasedInstance.run([released]) }
+        retirement.finish()
         // An entry no look-up found is in no thread's cache: nothing to invalidate, and it is freed at once.
         guard let replaced, replaced.isPublished else { return }
         changed()
@@ -306,14 +313,14 @@ public final class Container: Resolver, @unchecked Sendable {
 
     /// Removes the entries whose keys match.
     func removeEntries(where shouldRemove: (ServiceKey) -> Bool) {
-        let (removed, released) = registry.withLock { registry in
+        let (removed, retirement) = registry.withLock { registry in
             let removed = registry.entries.removeAll(where: shouldRemove)
-            return (removed, removed.compactMap { $0.storage?.releaseLocked() })
+            return (removed, Retirement(removed.compactMap(\.storage)))
         }
         guard !removed.isEmpty else { return }
         changed()
         invalidateDescendantCaches()
-        ReleasedInstance.run(released)
+        retirement.finish()
         for entry in removed { retire(entry, promptly: true) }
     }
 
@@ -473,5 +480,33 @@ struct Lookup: ~Copyable {
         self.depthLimit = depthLimit
         self.isClosed = isClosed
         self.diagnostics = diagnostics
+    }
+}
+
+/// The storages of registrations that left a container, retired under its lock: they build nothing more, and an
+/// instance one of them is still building is released when it is published (``InstanceStorage``). `finish()`, after
+/// the lock, runs the release hooks of the instances they held and lets the resolutions waiting for them look
+/// their keys up again.
+struct Retirement {
+    private var released: [ReleasedInstance] = []
+    private var wasBuilding = false
+
+    /// Retires `storages`. Call with their container's lock held.
+    init(_ storages: [InstanceStorage]) {
+        for storage in storages {
+            let (instance, building) = storage.retireLocked()
+            if let instance { released.append(instance) }
+            wasBuilding = wasBuilding || building
+        }
+    }
+
+    init(_ storage: InstanceStorage?) {
+        self.init(storage.map { [$0] } ?? [])
+    }
+
+    /// Call after the container's lock.
+    func finish() {
+        ReleasedInstance.run(released)
+        if wasBuilding { CreationCoordinator.shared.wakeWaiters() }
     }
 }

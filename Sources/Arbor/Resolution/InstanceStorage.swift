@@ -1,19 +1,24 @@
 /// Says that a storage holds no instance now.
 struct NotHeld: Error {}
 
-/// Where a permanent or weak registration keeps its instance, and how that instance gets built exactly once.
+/// Where a permanent or weak registration keeps its instance.
 ///
-/// A storage goes `empty → building → holding`. While one resolution builds the instance, others that need it
-/// wait; the instance becomes visible to them only when the building resolution has finished, hooks and all.
-/// If that resolution fails, the storage goes back to `empty` and one of the waiters builds it instead.
+/// A storage goes `empty → building → holding`, and back to `empty` when the instance is dropped or its build
+/// fails. While a resolution builds the instance, others that need it wait (``CreationCoordinator``); the instance
+/// becomes visible to them only when the building resolution has finished, hooks and all.
 ///
-/// The storage's state is guarded by the lock of the container that holds the registration, so the look-up
-/// that finds the registration reads the held instance under the same lock. Transitions other than `reset`
-/// happen under the ``CreationCoordinator``'s lock as well, which never stays held while a factory or hook runs.
+/// A storage whose registration left its container (replaced, removed, given another scope) is *retired*, for
+/// good: it builds nothing more, and an instance whose build was already running is released as soon as it is
+/// published, so no instance outlives its registration. A resolve that meets a retired storage looks its key up
+/// again.
+///
+/// The state is guarded by the lock of the container that holds the registration, so the look-up that finds the
+/// registration reads the held instance under the same lock. The building transitions happen under the
+/// ``CreationCoordinator``'s lock as well; retiring and releasing need the container's lock only.
 final class InstanceStorage: @unchecked Sendable {
     private enum State {
         case empty
-        case building(owner: Resolution)
+        case building
         case holding
     }
 
@@ -25,9 +30,11 @@ final class InstanceStorage: @unchecked Sendable {
     private let lockReference: Unmanaged<Protected<Registry>>
     private var lock: Protected<Registry> { lockReference.takeUnretainedValue() }
     private var state = State.empty
-    /// The instance being built (both retentions), or held (strong retention). Kept as `Unmanaged`, retained, so
-    /// that `loadHeld` reads it under the lock without retaining the box (measured: a tenth of a cached
-    /// permanent resolve).
+    /// Set when the registration leaves its container; never cleared.
+    private var isRetired = false
+    /// The instance being built (both retentions, once the factory returned), or held (strong retention). Kept as
+    /// `Unmanaged`, retained, so that `loadHeld` reads it under the lock without retaining the box (measured: a
+    /// tenth of a cached permanent resolve).
     private var valueReference: Unmanaged<StoredValue>?
     private var value: StoredValue? {
         get { valueReference?.takeUnretainedValue() }
@@ -40,8 +47,14 @@ final class InstanceStorage: @unchecked Sendable {
     private weak var weakObject: AnyObject?
     /// Run when the container drops the instance it holds strongly.
     private var releaseHooks: [ReleaseHook]
-    /// When the held instance was published, in the order of all publications: release runs newest first.
+    /// When the instance's factory returned, in the order of all builds: publication runs oldest first, release
+    /// newest first.
     private var sequence: UInt64 = 0
+    /// While building: the creation group whose resolution builds it, and that resolution. Guarded by the
+    /// coordinator's lock (see ``CreationCoordinator``).
+    var builder: CreationCoordinator.Builder?
+    /// While building: whether the builder's factory has returned. Guarded by the coordinator's lock.
+    var isBuilt = false
 
     init(retention: ObjectScope.Retention, releaseHooks: [ReleaseHook], lock: Protected<Registry>) {
         self.retention = retention
@@ -105,16 +118,15 @@ final class InstanceStorage: @unchecked Sendable {
         }
     }
 
-    // MARK: Changing; what a change drops is released after the locks, since its deinit may use the container
+    // MARK: Dropping; what is dropped is released after the locks, since its deinit may use the container
 
-    /// Drops the held instance (`resetObjectScope`, `close`, a replaced or removed registration), and hands it
-    /// back with its release hooks, for the caller to run after its locks. An instance still being built is left
-    /// to finish.
+    /// Drops the held instance (`resetObjectScope`), and hands it back with its release hooks, for the caller to
+    /// run after its locks. An instance still being built is left to finish.
     func release() -> ReleasedInstance? {
         withLock { releaseLocked() }
     }
 
-    /// `release()`, with the owning container's lock already held.
+    /// `release()`, with the owning container's lock already held (`close()`).
     func releaseLocked() -> ReleasedInstance? {
         guard case .holding = state else { return nil }
         state = .empty
@@ -124,11 +136,26 @@ final class InstanceStorage: @unchecked Sendable {
         return ReleasedInstance(value: value, hooks: releaseHooks, sequence: sequence)
     }
 
-    // MARK: Transitions; called by the coordinator with its lock held
+    /// Retires the storage: its registration left the container. Drops the held instance like `releaseLocked()`;
+    /// an instance being built is released when it is published. Call with the owning container's lock held.
+    /// Returns whether an instance is being built, whose waiters should look again.
+    func retireLocked() -> (released: ReleasedInstance?, wasBuilding: Bool) {
+        isRetired = true
+        if case .building = state { return (nil, true) }
+        return (releaseLocked(), false)
+    }
+
+    // MARK: Building; called by the coordinator with its lock held
+
+    /// When the instance being built was returned by its factory (see `built`).
+    var buildSequence: UInt64 { withLock { sequence } }
 
     enum Snapshot {
         case empty
-        case building(owner: Resolution, instance: Any?)
+        case retired
+        /// `instance` is `nil` until the builder's factory returned; `isRetired` says that it will be released as
+        /// soon as it is published.
+        case building(instance: Any?, isRetired: Bool)
         case holding(Any)
     }
 
@@ -136,43 +163,46 @@ final class InstanceStorage: @unchecked Sendable {
         withLock {
             switch state {
             case .empty:
-                return .empty
-            case .building(let owner):
-                return .building(owner: owner, instance: value?.asAny)
+                return isRetired ? .retired : .empty
+            case .building:
+                return .building(instance: value?.asAny, isRetired: isRetired)
             case .holding:
                 let instance: Any? = retention == .strong ? value?.asAny : weakObject
-                return instance.map { .holding($0) } ?? .empty
+                if let instance { return .holding(instance) }
+                return isRetired ? .retired : .empty
             }
         }
     }
 
-    func claim(for owner: Resolution) -> StoredValue? {
+    /// Starts a build. Hands back a stale value (a weak storage's expired box) to release after the locks.
+    func claim() -> StoredValue? {
         withLock {
-            state = .building(owner: owner)
+            state = .building
             weakObject = nil
             defer { value = nil }
             return value
         }
     }
 
-    /// Records the instance the owner's factory returned; the owner's resolution shares it from now on.
-    func built<Service>(_ instance: Service) {
+    /// Records the instance the builder's factory returned; the builder's creation group shares it from now on.
+    /// Hands back what it replaced, to release after the locks.
+    func built<Service>(_ instance: Service, sequence: UInt64) -> StoredValue? {
         let stored = StoredValue(instance)
-        let replaced: StoredValue? = withLock {
+        return withLock {
+            self.sequence = sequence
             defer { value = stored }
             return value
         }
-        withExtendedLifetime(replaced) {}
     }
 
-    /// Makes the built instance the held one. Hands back what the storage no longer keeps: a weak storage's
-    /// strong reference, or — if the container was closed meanwhile — the instance itself, to release.
-    func publish(sequence: UInt64) -> (dropped: StoredValue?, released: ReleasedInstance?) {
+    /// Makes the built instance the held one. Hands back what the storage no longer keeps: a weak storage's strong
+    /// reference, or — if the registration was retired or the container closed meanwhile — the instance itself, to
+    /// release.
+    func publish() -> (dropped: StoredValue?, released: ReleasedInstance?) {
         withLock {
             guard case .building = state else { return (nil, nil) }
             state = .holding
-            self.sequence = sequence
-            if lock.withUnsafeMutablePointerToHeader({ $0.pointee.isClosed }) {
+            if isRetired || lock.withUnsafeMutablePointerToHeader({ $0.pointee.isClosed }) {
                 return (nil, releaseLocked())
             }
             guard retention == .weak, let value else { return (nil, nil) }
@@ -182,6 +212,8 @@ final class InstanceStorage: @unchecked Sendable {
         }
     }
 
+    /// Returns a storage whose build failed to `empty`, and hands back the instance, if any, to release after the
+    /// locks.
     func abandon() -> StoredValue? {
         withLock {
             guard case .building = state else { return nil }
@@ -214,94 +246,6 @@ private func moveReference<Service>(out object: inout AnyObject?, as _: Service.
 /// The reference inside `value` when it holds a class instance; `nil` for value types.
 func asObject(_ value: Any) -> AnyObject? {
     type(of: value) is AnyClass ? value as AnyObject : nil
-}
-
-/// Coordinates the creation of permanent and weak instances across all containers and threads.
-///
-/// It is process-wide because the waits it coordinates are: a resolution on one thread may wait for an instance
-/// that a resolution on another thread is building, in any container. Keeping the waits in one place is what
-/// lets a resolution see that waiting would close a cycle (thread A waits for B, which waits for A: two threads
-/// entering a cycle of permanent services from opposite ends) and back off instead of deadlocking.
-/// Its lock is held only for these short transitions, never while a factory or hook runs. Lock order: the
-/// coordinator's lock, then a container's.
-final class CreationCoordinator: @unchecked Sendable {
-    static let shared = CreationCoordinator()
-
-    enum Acquisition {
-        /// Another resolution finished building it.
-        case held(Any)
-        /// The caller now builds it, and must `publish` or `abandon` it.
-        case claimed
-        /// The caller's own resolution is building it; `nil` while its factory has not returned yet.
-        case ownBuild(Any?)
-        /// Another resolution on the caller's thread, further down its stack, is building it: waiting would never end.
-        case sameThread
-        /// Waiting would close a cycle of threads waiting for each other: the caller must back off and retry.
-        case deadlock
-    }
-
-    private let lock = Lock()
-    /// Which resolution each waiting thread waits for.
-    private var waits: [ThreadID: Resolution] = [:]
-    /// How many instances have been published: the creation order of held instances.
-    private var publications: UInt64 = 0
-
-    func acquire(_ storage: InstanceStorage, for resolution: Resolution) -> Acquisition {
-        var stale: StoredValue?
-        defer { withExtendedLifetime(stale) {} }
-        lock.lock()
-        defer { lock.unlock() }
-        while true {
-            switch storage.snapshot() {
-            case .holding(let instance):
-                return .held(instance)
-            case .empty:
-                stale = storage.claim(for: resolution)
-                return .claimed
-            case .building(let owner, let instance):
-                if owner === resolution { return .ownBuild(instance) }
-                if owner.thread == resolution.thread { return .sameThread }
-                if waitWouldDeadlock(resolution.thread, waitingFor: owner) { return .deadlock }
-                waits[resolution.thread] = owner
-                lock.wait()
-                waits[resolution.thread] = nil
-            }
-        }
-    }
-
-    /// Makes the instances a resolution built visible to everyone, and wakes the threads waiting for them.
-    func publish(_ storages: [InstanceStorage]) {
-        let results = lock.withLock {
-            defer { lock.broadcast() }
-            return storages.map { storage in
-                publications += 1
-                return storage.publish(sequence: publications)
-            }
-        }
-        ReleasedInstance.run(results.compactMap(\.released))
-        withExtendedLifetime(results) {}
-    }
-
-    /// Returns storages a failed resolution had claimed to `empty`, and wakes the threads waiting for them.
-    func abandon(_ storages: [InstanceStorage]) {
-        let dropped = lock.withLock {
-            defer { lock.broadcast() }
-            return storages.compactMap { $0.abandon() }
-        }
-        withExtendedLifetime(dropped) {}
-    }
-
-    /// Follows the chain "owner's thread waits for …" and reports whether it leads back to `thread`.
-    private func waitWouldDeadlock(_ thread: ThreadID, waitingFor owner: Resolution) -> Bool {
-        var next: Resolution? = owner
-        var steps = 0
-        while let current = next, steps <= waits.count {
-            if current.thread == thread { return true }
-            next = waits[current.thread]
-            steps += 1
-        }
-        return false
-    }
 }
 
 /// An instance a container stopped holding, with the `onRelease` hooks to run on it.

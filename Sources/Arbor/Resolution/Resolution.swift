@@ -55,7 +55,9 @@ final class Resolution: Resolver, @unchecked Sendable {
         var paths = UnsafeStack<Unmanaged<ServiceEntry>>()
         /// How many queued hooks retained their context.
         var retainedContexts = 0
-        var claims: [InstanceStorage] = []
+        /// The creation group of the permanent and weak instances this resolution builds; `nil` until it claims
+        /// one (``CreationCoordinator``).
+        var group: CreationGroup?
         /// The leak trackers and validation observer watching the origin. Usually `nil`: then they cost one check
         /// per resolve.
         var diagnostics: Diagnostics?
@@ -65,8 +67,6 @@ final class Resolution: Resolver, @unchecked Sendable {
 
     private enum Phase {
         case active
-        /// Waiting for another thread would have deadlocked: unwind and let the top level retry.
-        case aborted
         /// Releasing what it kept. A `deinit` that resolves now starts a new resolution instead of reusing this one.
         case finishing
         case finished
@@ -143,18 +143,10 @@ final class Resolution: Resolver, @unchecked Sendable {
         if let pooled = ResolutionPool.idle() {
             // Back to the pool only after the borrow ended: if a factory kept the resolution, leaving the pool
             // releases the pool's reference, and the last one may be another thread's.
-            let instance: Service
-            do {
-                instance = try pooled._withUnsafeGuaranteedRef { try $0.resolveTopLevel(key, in: container) }
-            } catch {
-                ResolutionPool.returnToPool(pooled)
-                guard error is DeadlockRetry else { throw error }
-                return try resolveRetrying(key, in: container, after: 1) { try $0.resolveTopLevel(key, in: container) }
-            }
-            ResolutionPool.returnToPool(pooled)
-            return instance
+            defer { ResolutionPool.returnToPool(pooled) }
+            return try pooled._withUnsafeGuaranteedRef { try $0.resolveTopLevel(key, in: container) }
         }
-        return try resolveRetrying(key, in: container, after: 0) { try $0.resolveTopLevel(key, in: container) }
+        return try resolveInNewResolution(in: container) { try $0.resolveTopLevel(key, in: container) }
     }
 
     /// Resolves a service whose factory takes runtime arguments, as a new top-level resolution that starts in
@@ -169,27 +161,20 @@ final class Resolution: Resolver, @unchecked Sendable {
         let key = ServiceKey(serviceType: serviceType, name: name, argumentsType: (repeat each Argument).self)
         guard key.hasArguments else { return try resolve(serviceType, name: name, in: container) }
         if let pooled = ResolutionPool.idle() {
-            do {
-                defer { ResolutionPool.returnToPool(pooled) }
-                return try pooled._withUnsafeGuaranteedRef {
-                    try $0.resolveTopLevel(key, in: container, arguments: repeat each arguments)
-                }
-            } catch is DeadlockRetry {
-                return try resolveRetrying(key, in: container, after: 1) {
-                    try $0.resolveTopLevel(key, in: container, arguments: repeat each arguments)
-                }
+            defer { ResolutionPool.returnToPool(pooled) }
+            return try pooled._withUnsafeGuaranteedRef {
+                try $0.resolveTopLevel(key, in: container, arguments: repeat each arguments)
             }
         }
-        return try resolveRetrying(key, in: container, after: 0) {
+        return try resolveInNewResolution(in: container) {
             try $0.resolveTopLevel(key, in: container, arguments: repeat each arguments)
         }
     }
 
     /// Resolves a plain registration with runtime arguments that the thread's look-up cache knows, as a new
     /// top-level resolution that starts in `container`, and writes the instance to `result`. Returns `false` when
-    /// the registration is not plain, is not in the cache, or anything watches, having done nothing; and after an
-    /// attempt would have deadlocked with another thread, having undone it and paused: either way the caller takes
-    /// the general path.
+    /// the registration is not plain, is not in the cache, or anything watches, having done nothing: the caller
+    /// takes the general path.
     @inline(__always)
     static func resolveQuickly<Service>(
         _ key: ServiceKey,
@@ -198,53 +183,21 @@ final class Resolution: Resolver, @unchecked Sendable {
         into result: UnsafeMutablePointer<Service>
     ) throws -> Bool {
         guard let pooled = ResolutionPool.idle() else { return false }
-        let resolved: Bool
-        do {
-            resolved = try pooled._withUnsafeGuaranteedRef {
-                try $0.resolveTopLevelQuickly(key, in: container, arguments: arguments, into: result)
-            }
-        } catch {
-            ResolutionPool.returnToPool(pooled)
-            guard error is DeadlockRetry else { throw error }
-            pauseBriefly(attempt: 1)
-            return false  // The general path retries.
+        defer { ResolutionPool.returnToPool(pooled) }
+        return try pooled._withUnsafeGuaranteedRef {
+            try $0.resolveTopLevelQuickly(key, in: container, arguments: arguments, into: result)
         }
-        ResolutionPool.returnToPool(pooled)
-        return resolved
     }
 
-    /// Runs `attempt` in resolutions taken from the pool or made for the purpose, retrying while an attempt would
-    /// have deadlocked with another thread.
-    private static func resolveRetrying<Service>(
-        _ key: ServiceKey,
+    /// Runs `body` in a resolution taken from the pool or made for the purpose: the pooled one is busy (a factory
+    /// called a container's `resolve`), or the thread has none yet.
+    private static func resolveInNewResolution<Service>(
         in container: Container,
-        after failedAttempts: Int,
-        attempt: (Resolution) throws -> Service
+        _ body: (Resolution) throws -> Service
     ) throws -> Service {
-        var retries = failedAttempts
-        while true {
-            if retries > 0 {
-                // Another thread is building an instance this one needs, and waits for one this one built.
-                // Everything the last attempt claimed is released; give the other thread time to finish.
-                guard retries < maxRetries else {
-                    throw ResolutionError(
-                        .circularDependency, key: key, path: [key],
-                        detail: """
-                            Threads kept waiting for each other's permanent or weak instances \(maxRetries) times: \
-                            the services involved form a cycle that is entered from several threads, and a factory \
-                            resolves through a container instead of the resolver it was given.
-                            """)
-                }
-                pauseBriefly(attempt: retries)
-            }
-            var resolution = ResolutionPool.take(for: container)
-            do {
-                defer { ResolutionPool.recycle(&resolution) }
-                return try attempt(resolution)
-            } catch is DeadlockRetry {
-                retries += 1
-            }
-        }
+        var resolution = ResolutionPool.take(for: container)
+        defer { ResolutionPool.recycle(&resolution) }
+        return try body(resolution)
     }
 
     /// One attempt at a top-level resolve of a key without runtime arguments, in this idle resolution.
@@ -304,7 +257,7 @@ final class Resolution: Resolver, @unchecked Sendable {
         begin(in: container, maxDepth: lookup.depthLimit, diagnostics: lookup.diagnostics)
         do {
             let instance = try resolveFound(lookup.found)
-            try complete()
+            try complete(key)
             return instance
         } catch {
             throw failed(error)
@@ -334,7 +287,7 @@ final class Resolution: Resolver, @unchecked Sendable {
             throw failed(error)
         }
         do {
-            try complete()
+            try complete(key)
         } catch {
             result.deinitialize(count: 1)
             throw failed(error)
@@ -380,8 +333,6 @@ final class Resolution: Resolver, @unchecked Sendable {
         return (lookup.found, lookup.depthLimit, lookup.diagnostics)
     }
 
-    private static let maxRetries = 1_000
-
     /// Whether the resolution is finished and free for the next top-level resolve on its thread.
     var isIdle: Bool { state.pointee.phase == .finished }
 
@@ -415,21 +366,47 @@ final class Resolution: Resolver, @unchecked Sendable {
     /// Completes a resolution whose outermost resolve returned: runs the hooks it queued, then publishes the
     /// permanent and weak instances it built, then finishes. If that throws, call `failed`.
     @inline(__always)
-    private func complete() throws {
-        // A factory that swallowed a nested `DeadlockRetry` returns normally from an aborted resolution.
-        if state.pointee.phase == .aborted { throw DeadlockRetry() }
+    private func complete(_ key: ServiceKey) throws {
         if !state.pointee.pendingHooks.isEmpty { try runPendingHooks() }
-        if !state.pointee.claims.isEmpty { CreationCoordinator.shared.publish(state.pointee.claims) }
+        if let group = state.pointee.group { try publish(group, key: key) }
         finish()
     }
 
-    /// Ends a resolution that failed: abandons the permanent and weak instances it claimed, finishes, and returns
-    /// the error to throw.
+    /// Ends this resolution's part in its creation group: its permanent and weak instances are published once the
+    /// whole group has finished. Throws if another member failed, or waiting for the others would never end.
+    private func publish(_ group: CreationGroup, key: ServiceKey) throws {
+        state.pointee.group = nil
+        switch CreationCoordinator.shared.finish(member, group: group, failure: nil) {
+        case .published:
+            return
+        case .failed(let failure):
+            throw groupFailure(failure, key: key)
+        case .wouldDeadlock:
+            throw error(.circularDependency, key: key, detail: CreationCoordinator.nestedDetail)
+        }
+    }
+
+    /// Ends a resolution that failed: its creation group fails, and abandons the permanent and weak instances its
+    /// members claimed. Finishes, and returns the error to throw.
     private func failed(_ error: any Error) -> any Error {
-        if !state.pointee.claims.isEmpty { CreationCoordinator.shared.abandon(state.pointee.claims) }
-        let aborted = state.pointee.phase == .aborted
+        if let group = state.pointee.group {
+            state.pointee.group = nil
+            _ = CreationCoordinator.shared.finish(member, group: group, failure: error)
+        }
         finish()
-        return aborted ? DeadlockRetry() : error
+        return error
+    }
+
+    /// How the coordinator knows this resolution.
+    private var member: CreationCoordinator.Member {
+        CreationCoordinator.Member(id: ObjectIdentifier(self), thread: thread)
+    }
+
+    /// The error to throw when another member of the creation group failed: its own `ResolutionError`, which says
+    /// what failed and where.
+    private func groupFailure(_ failure: any Error, key: ServiceKey) -> any Error {
+        if failure is ResolutionError { return failure }
+        return error(.circularDependency, key: key, detail: CreationCoordinator.nestedDetail)
     }
 
     /// Drops every instance the resolution kept, so a resolver captured by a factory keeps nothing alive. Keeps
@@ -440,7 +417,6 @@ final class Resolution: Resolver, @unchecked Sendable {
         state.pointee.phase = .finishing
         if !state.pointee.graph.isEmpty { state.pointee.graph.removeAll() }
         if !state.pointee.pendingHooks.isEmpty { dropPendingHooks() }
-        if !state.pointee.claims.isEmpty { state.pointee.claims.removeAll(keepingCapacity: true) }
         if !state.pointee.building.isEmpty { state.pointee.building.removeAll() }
         if state.pointee.diagnostics != nil { state.pointee.diagnostics = nil }
         state.pointee.phase = .finished
@@ -616,7 +592,6 @@ final class Resolution: Resolver, @unchecked Sendable {
         guard thread == .current else { return false }
         switch state.pointee.phase {
         case .active: return true
-        case .aborted: throw DeadlockRetry()
         case .finishing, .finished: return false
         }
     }
@@ -644,6 +619,12 @@ final class Resolution: Resolver, @unchecked Sendable {
         guard let found = lookup.found else { return nil }
         cache.store(key, in: container, version: lookup.version, found: found, lookup: lookup)
         return found
+    }
+
+    /// Where `key` is registered now, read under the registries' locks even if the cache has an answer: after a
+    /// change the cache may not have seen yet.
+    private func findUncached(_ key: ServiceKey, in container: Container) -> Found? {
+        findSlowly(key, in: container)
     }
 
     private func resolve<Service>(
@@ -697,24 +678,17 @@ final class Resolution: Resolver, @unchecked Sendable {
         depth: Int,
         invoke: Invocation<Service>
     ) throws -> Service {
-        switch CreationCoordinator.shared.acquire(storage, for: self) {
-        case .held(let instance), .ownBuild(let instance?):
+        switch CreationCoordinator.shared.acquire(storage, for: member, group: &state.pointee.group) {
+        case .held(let instance), .shared(let instance):
             return try cast(instance, key: key)
-        case .ownBuild(nil):
-            throw error(.circularDependency, key: key)
-        case .sameThread:
-            throw error(
-                .circularDependency, key: key,
-                detail: """
-                    \(key) is being built by another resolution further down this thread's stack: a factory \
-                    called a container's resolve instead of the resolver it was given. Resolve through the \
-                    factory's resolver to share the instance.
-                    """)
-        case .deadlock:
-            state.pointee.phase = .aborted
-            throw DeadlockRetry()
+        case .retired:
+            // The registration left its container after this resolution found it: look again, past the cache.
+            return try resolve(key, found: findUncached(key, in: currentContext), depth: depth, invoke: invoke)
+        case .circular(let detail):
+            throw error(.circularDependency, key: key, detail: detail)
+        case .failed(let failure):
+            throw groupFailure(failure, key: key)
         case .claimed:
-            state.pointee.claims.append(storage)
             let slot = GraphSlot(registration: entry.identity, context: Unmanaged.passUnretained(owner).toOpaque())
             let saved = state.pointee.context
             state.pointee.context = .passUnretained(owner)
@@ -724,31 +698,17 @@ final class Resolution: Resolver, @unchecked Sendable {
                 instance = try build(
                     Unmanaged.passUnretained(entry), key: key, slot: slot, depth: depth, invoke: invoke)
             } catch {
-                // Release the claim now, so threads waiting for this instance can build it themselves.
-                removeClaim(storage)
-                CreationCoordinator.shared.abandon([storage])
+                // Give the claim up now, so that resolutions waiting for this instance can build it themselves.
+                CreationCoordinator.shared.abandon(storage)
                 throw error
             }
             if storage.retention == .weak, asObject(instance) == nil {
                 // A value type has no identity to share: weak scope behaves as transient for it.
-                removeClaim(storage)
-                CreationCoordinator.shared.abandon([storage])
+                CreationCoordinator.shared.abandon(storage)
             } else {
-                storage.built(instance)
-                // Claims are published in the order their factories returned: the instances' creation order.
-                if state.pointee.claims.last !== storage {
-                    state.pointee.claims.removeAll { $0 === storage }
-                    state.pointee.claims.append(storage)
-                }
+                CreationCoordinator.shared.built(instance, in: storage)
             }
             return instance
-        }
-    }
-
-    /// Drops one claim. Not necessarily the last: instances built inside the factory claimed theirs after it.
-    private func removeClaim(_ storage: InstanceStorage) {
-        if let index = state.pointee.claims.lastIndex(where: { $0 === storage }) {
-            state.pointee.claims.remove(at: index)
         }
     }
 
@@ -803,8 +763,7 @@ final class Resolution: Resolver, @unchecked Sendable {
         return instance
     }
 
-    /// Runs a plain registration's factory one level deeper. A resolution that a nested resolve aborted is noticed
-    /// by the top level (`complete`).
+    /// Runs a plain registration's factory one level deeper.
     @inline(__always)
     private func buildPlain<Service>(
         _ found: Found,
@@ -847,7 +806,6 @@ final class Resolution: Resolver, @unchecked Sendable {
         } catch {
             throw failure(error, key: key, path: path(), detail: "its factory threw an error")
         }
-        if state.pointee.phase == .aborted { throw DeadlockRetry() }
         let graphPosition = addingToGraph ? state.pointee.graph.add(instance, for: slot) : nil
         if state.pointee.diagnostics != nil || entry._withUnsafeGuaranteedRef({ $0.hasHooks }) {
             afterBuild(entry, instance: instance, depth: depth, graphPosition: graphPosition)
@@ -1008,7 +966,6 @@ final class Resolution: Resolver, @unchecked Sendable {
             let path = keys(of: pending.path)
             throw failure(error, key: path.last!, path: path, detail: "an initCompleted hook threw")
         }
-        if state.pointee.phase == .aborted { throw DeadlockRetry() }
     }
 
     // MARK: Errors
@@ -1029,7 +986,6 @@ final class Resolution: Resolver, @unchecked Sendable {
 
     /// A `ResolutionError` from a nested resolve passes up unchanged; any other error becomes `.factoryFailed`.
     private func failure(_ error: any Error, key: ServiceKey, path: [ServiceKey], detail: String) -> any Error {
-        if state.pointee.phase == .aborted || error is DeadlockRetry { return DeadlockRetry() }
         if error is ResolutionError { return error }
         return ResolutionError(.factoryFailed(error), key: key, path: path, detail: detail)
     }
@@ -1064,9 +1020,6 @@ final class Resolution: Resolver, @unchecked Sendable {
         return service
     }
 }
-
-/// Unwinds a resolution that found it would deadlock with another thread. Never escapes a top-level `resolve`.
-struct DeadlockRetry: Error {}
 
 /// Says that a service without a registration cannot be derived either: the resolve throws `.notRegistered`.
 struct NotDerivable: Error {}

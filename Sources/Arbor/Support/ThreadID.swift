@@ -20,7 +20,3 @@ struct ThreadID: Hashable, @unchecked Sendable {
     static var current: ThreadID { ThreadID(marker: carbor_thread_marker()) }
 }
 
-/// Sleeps a little longer on each attempt (50 µs doubling up to about 10 ms), to let another thread finish.
-func pauseBriefly(attempt: Int) {
-    usleep(UInt32(min(10_000, 50 << min(attempt, 8))))
-}

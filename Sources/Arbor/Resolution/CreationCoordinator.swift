@@ -1,0 +1,357 @@
+/// Decides who builds each permanent and weak instance, and who waits for whom, across all containers and threads.
+///
+/// The rule it keeps: **a permanent instance is built at most once, and no resolution waits forever.**
+///
+/// - The first resolution that needs an instance nobody holds *claims* its storage and builds it. Others that need
+///   it wait until the builder's resolution has finished — hooks and all — and *publishes* it.
+/// - Every resolution that claims something belongs to a *creation group*, at first a group of its own. A group
+///   publishes its claims when all of its members have finished, or abandons them all if any member failed: an
+///   instance is never published while something it was wired with can still fail.
+/// - Before a resolution waits, the coordinator follows the chain "waits for … which waits for …". If the chain
+///   leads back to the waiting resolution, waiting would never end, and the coordinator does not back off (that
+///   would throw away an instance and build it again). Instead:
+///   - if every link is a resolution waiting for another's group (two threads that entered a cycle of permanent
+///     services from opposite ends), the groups on the chain *merge*: their members share the instances they are
+///     building, as a single resolution shares its own, and publish together. The result is the one a single
+///     thread resolving the whole cycle would produce, and each factory ran once;
+///   - if a link is a resolution suspended under another on its own thread (a factory or hook called a container's
+///     `resolve` instead of its resolver, and that nested resolution needs an instance the outer one is building),
+///     or the members of one group wait for each other's factories, no order of events can finish: the waiting
+///     resolution throws `.circularDependency` at once.
+///
+/// One lock guards all of it, held only for these short transitions, never while a factory or hook runs. Lock
+/// order: the coordinator's lock, then a container's. Members and waits refer to resolutions by identity and
+/// thread only: a resolution finishes — leaving its group — before it can be reused or freed.
+final class CreationCoordinator: @unchecked Sendable {
+    static let shared = CreationCoordinator()
+
+    /// A resolution, as the coordinator knows it.
+    struct Member: Equatable {
+        let id: ObjectIdentifier
+        let thread: ThreadID
+    }
+
+    /// Who builds a storage's instance: a member, and its group. Kept by the storage while it builds.
+    struct Builder {
+        let group: CreationGroup
+        let member: Member
+    }
+
+    enum Acquisition {
+        /// Published: share it.
+        case held(Any)
+        /// Built by the caller's own creation group, whose hooks may not have run yet: share it, as a resolution
+        /// shares the instances it built itself.
+        case shared(Any)
+        /// The caller builds it now, and then calls `built` (or `abandon`, if its factory threw).
+        case claimed
+        /// The registration left its container: look the key up again.
+        case retired
+        /// Waiting would never end. The detail says why, when it is not a plain cycle of factories.
+        case circular(detail: String?)
+        /// A member of the caller's creation group failed: the caller's resolution fails with the same error.
+        case failed(any Error)
+    }
+
+    /// How a member's part in its group ended.
+    enum Outcome {
+        /// The group published its instances.
+        case published
+        /// Another member failed with this error: nothing was published.
+        case failed(any Error)
+        /// Waiting for the rest of the group would never end (see the type's documentation).
+        case wouldDeadlock
+    }
+
+    private enum Target {
+        /// The instance of a storage: what it waits for depends on who builds it, which a merge may change.
+        case storage(InstanceStorage, waiterGroup: CreationGroup?)
+        /// The rest of the waiter's own group finishing.
+        case completion(CreationGroup)
+    }
+
+    private struct Wait {
+        let member: Member
+        let target: Target
+    }
+
+    private let lock = Lock()
+    /// What each waiting thread's innermost resolution waits for.
+    private var waits: [ThreadID: Wait] = [:]
+    /// How many instances factories have returned: the creation order of held instances.
+    private var builds: UInt64 = 0
+
+    /// Detail of a `.circular` that goes through a resolution nested on one thread.
+    static let nestedDetail = """
+        The instance is being built by a resolution further down a thread's stack, which waits for this one: a \
+        factory or hook called a container's resolve instead of the resolver it was given. Resolve through the \
+        resolver to share the instance.
+        """
+
+    // MARK: Claiming
+
+    /// What `member`, whose group is `group` (`nil` until it claims something; set here when it does), may do
+    /// about the instance of `storage`. Waits while another group builds it.
+    func acquire(_ storage: InstanceStorage, for member: Member, group: inout CreationGroup?) -> Acquisition {
+        var stale: StoredValue?
+        defer { withExtendedLifetime(stale) {} }
+        lock.lock()
+        defer { lock.unlock() }
+        while true {
+            let own = group.map(Self.root)
+            if let failure = own?.failure { return .failed(failure) }
+            switch storage.snapshot() {
+            case .holding(let instance):
+                return .held(instance)
+            case .retired:
+                return .retired
+            case .empty:
+                let claiming = own ?? CreationGroup(member)
+                group = claiming
+                stale = storage.claim()
+                storage.builder = Builder(group: claiming, member: member)
+                storage.isBuilt = false
+                claiming.claims.append(storage)
+                return .claimed
+            case .building(let instance, let isRetired):
+                guard let builder = storage.builder else { preconditionFailure("A storage is built by a member.") }
+                if Self.root(builder.group) === own {
+                    if let instance { return .shared(instance) }
+                    // Its factory has not returned: the caller's own is a factory cycle; another member's may
+                    // return.
+                    if builder.member == member { return .circular(detail: nil) }
+                } else if isRetired {
+                    return .retired
+                }
+            }
+            let target = Target.storage(storage, waiterGroup: own)
+            switch findCycle(from: member, waitingFor: target, own: own) {
+            case .none:
+                break
+            case .throughNesting:
+                return .circular(detail: Self.nestedDetail)
+            case .withinGroup:
+                return .circular(detail: nil)
+            case .merge(let groups):
+                merge(groups)
+                continue
+            }
+            waits[member.thread] = Wait(member: member, target: target)
+            lock.wait()
+            waits[member.thread] = nil
+        }
+    }
+
+    /// Records the instance a claiming member's factory returned: its group shares it from now on.
+    func built<Service>(_ instance: Service, in storage: InstanceStorage) {
+        let replaced = lock.withLock {
+            builds += 1
+            storage.isBuilt = true
+            if !waits.isEmpty { lock.broadcast() }
+            return storage.built(instance, sequence: builds)
+        }
+        withExtendedLifetime(replaced) {}
+    }
+
+    /// Gives up one claim (its factory threw, or a weak registration built a value type, which has no identity to
+    /// share): the storage is empty again, and a waiting resolution may claim it.
+    func abandon(_ storage: InstanceStorage) {
+        let dropped = lock.withLock {
+            if let builder = storage.builder {
+                let group = Self.root(builder.group)
+                if let index = group.claims.lastIndex(where: { $0 === storage }) { group.claims.remove(at: index) }
+            }
+            storage.builder = nil
+            storage.isBuilt = false
+            lock.broadcast()
+            return storage.abandon()
+        }
+        withExtendedLifetime(dropped) {}
+    }
+
+    /// Wakes every waiting resolution to look again at what it waits for: a storage it waits for was retired.
+    func wakeWaiters() {
+        lock.withLock { lock.broadcast() }
+    }
+
+    // MARK: Finishing
+
+    /// Ends `member`'s part in `group`: with `failure`, the group fails; without, the member waits until the rest
+    /// of the group has finished. The last member to finish publishes the group's instances, in the order their
+    /// factories returned — or abandons them all if any member failed.
+    func finish(_ member: Member, group: CreationGroup, failure: (any Error)?) -> Outcome {
+        var published: [(dropped: StoredValue?, released: ReleasedInstance?)] = []
+        var abandoned: [StoredValue] = []
+        var outcome = Outcome.published
+        lock.lock()
+        var root = Self.root(group)
+        root.members.removeAll { $0 == member }
+        if let failure, root.failure == nil { root.failure = failure }
+        if root.members.isEmpty {
+            (published, abandoned) = complete(root)
+        } else if failure == nil {
+            while !Self.root(group).isComplete {
+                root = Self.root(group)
+                let target = Target.completion(root)
+                switch findCycle(from: member, waitingFor: target, own: root) {
+                case .none, .withinGroup, .merge:
+                    // Nothing waits for a finished member but through its group: any cycle here goes through
+                    // another member, which finds it when it waits.
+                    break
+                case .throughNesting:
+                    if root.failure == nil {
+                        root.failure = CoordinatorDeadlock()
+                    }
+                    outcome = .wouldDeadlock
+                }
+                if case .wouldDeadlock = outcome { break }
+                waits[member.thread] = Wait(member: member, target: target)
+                lock.wait()
+                waits[member.thread] = nil
+            }
+        }
+        if case .published = outcome, failure == nil, let groupFailure = Self.root(group).failure {
+            outcome = .failed(groupFailure)
+        }
+        lock.unlock()
+        ReleasedInstance.run(published.compactMap(\.released))
+        withExtendedLifetime((published, abandoned)) {}
+        return outcome
+    }
+
+    /// Publishes (or, after a failure, abandons) a group's claims once all of its members have finished. Wakes
+    /// the resolutions waiting for them. Called with the lock held; what it hands back is released after it.
+    private func complete(
+        _ group: CreationGroup
+    ) -> (published: [(dropped: StoredValue?, released: ReleasedInstance?)], abandoned: [StoredValue]) {
+        group.isComplete = true
+        defer {
+            group.claims = []
+            lock.broadcast()
+        }
+        for storage in group.claims {
+            storage.builder = nil
+            storage.isBuilt = false
+        }
+        if group.failure != nil {
+            return ([], group.claims.compactMap { $0.abandon() })
+        }
+        return (group.claims.sorted { $0.buildSequence < $1.buildSequence }.map { $0.publish() }, [])
+    }
+
+    /// Makes one group of `groups`: the biggest takes the others' members and claims. Wakes every waiting
+    /// resolution, so each looks again at what it waits for.
+    private func merge(_ groups: [CreationGroup]) {
+        guard let into = groups.max(by: { $0.members.count < $1.members.count }) else { return }
+        for group in groups where group !== into {
+            group.mergedInto = into
+            into.members += group.members
+            into.claims += group.claims
+            if into.failure == nil { into.failure = group.failure }
+            group.members = []
+            group.claims = []
+        }
+        lock.broadcast()
+    }
+
+    private static func root(_ group: CreationGroup) -> CreationGroup {
+        var group = group
+        while let next = group.mergedInto { group = next }
+        return group
+    }
+
+    // MARK: Cycles
+
+    private enum Cycle {
+        case none
+        /// The chain leads back through a resolution suspended under a nested one on its thread.
+        case throughNesting
+        /// The chain leads back, but every link is inside the waiting member's own group: members wait for each
+        /// other's factories.
+        case withinGroup
+        /// The chain leads back through these groups' waits only: merging them lets every member go on.
+        case merge([CreationGroup])
+    }
+
+    private struct Visit: Hashable {
+        let thread: ThreadID
+        let throughNesting: Bool
+    }
+
+    /// Follows every chain of waits that would start with `member` waiting for `target`.
+    private func findCycle(from member: Member, waitingFor target: Target, own: CreationGroup?) -> Cycle {
+        var throughNesting = false
+        var cycleGroups: [CreationGroup] = []
+        var closes = false
+        var visited: Set<Visit> = []
+        var pending: [(target: Target, nested: Bool, groups: [CreationGroup])] = [(target, false, [])]
+        while let (target, nested, groups) = pending.popLast() {
+            var groups = groups
+            let members: [Member]
+            switch target {
+            case .storage(let storage, let waiterGroup):
+                guard let builder = storage.builder else { continue }  // Not building: the waiter goes on.
+                let building = Self.root(builder.group)
+                if let waiterGroup, building === Self.root(waiterGroup) {
+                    // Built by the waiter's own group: it shares the instance, or waits for that factory.
+                    guard !storage.isBuilt else { continue }
+                    members = [builder.member]
+                } else {
+                    members = building.members
+                }
+                groups.append(building)
+            case .completion(let group):
+                let root = Self.root(group)
+                members = root.members
+                groups.append(root)
+            }
+            for next in members {
+                if next.thread == member.thread {
+                    // Back on the waiting member's thread: at the member itself, or at a resolution suspended under
+                    // it, which cannot go on before the member does.
+                    if next == member, !nested {
+                        closes = true
+                        cycleGroups += groups
+                    } else {
+                        throughNesting = true
+                    }
+                    continue
+                }
+                guard let wait = waits[next.thread] else { continue }  // Its thread is running.
+                let viaNesting = nested || wait.member != next
+                guard visited.insert(Visit(thread: next.thread, throughNesting: viaNesting)).inserted else { continue }
+                pending.append((wait.target, viaNesting, groups))
+            }
+        }
+        if throughNesting { return .throughNesting }
+        guard closes else { return .none }
+        var distinct: [CreationGroup] = own.map { [$0] } ?? []
+        for group in cycleGroups.map(Self.root) where !distinct.contains(where: { $0 === group }) {
+            distinct.append(group)
+        }
+        return distinct.count > 1 ? .merge(distinct) : .withinGroup
+    }
+}
+
+/// Resolutions that build permanent or weak instances together: a resolution that claimed something, and any that
+/// merged with it (see ``CreationCoordinator``). Guarded by the coordinator's lock.
+final class CreationGroup {
+    /// Set when the group merged into another, which speaks for both from then on.
+    var mergedInto: CreationGroup?
+    /// The members that have not finished.
+    var members: [CreationCoordinator.Member]
+    /// The storages the members claimed and have not abandoned.
+    var claims: [InstanceStorage] = []
+    /// The error of the first member that failed.
+    var failure: (any Error)?
+    var isComplete = false
+
+    init(_ member: CreationCoordinator.Member) {
+        members = [member]
+    }
+}
+
+/// The failure of a group one of whose members could only wait forever.
+struct CoordinatorDeadlock: Error, CustomStringConvertible {
+    var description: String { CreationCoordinator.nestedDetail }
+}
