@@ -19,4 +19,3 @@ struct ThreadID: Hashable, @unchecked Sendable {
 
     static var current: ThreadID { ThreadID(marker: carbor_thread_marker()) }
 }
-
