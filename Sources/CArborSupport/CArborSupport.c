@@ -19,6 +19,7 @@ enum {
 // `nodebug` here and below: Valgrind 3.19 cannot read the debug information clang emits for this file (it gives up
 // on the whole binary), and the Performance article's profiling recipe runs the benchmark under Valgrind.
 __attribute__((nodebug)) _Thread_local void *_Nullable carbor_pooled_resolution = 0;
+__attribute__((nodebug)) _Thread_local void *_Nullable carbor_thread_context = 0;
 
 __attribute__((nodebug)) int carbor_process_barrier_register(void) {
 #if defined(__linux__) && defined(__NR_membarrier)

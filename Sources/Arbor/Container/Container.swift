@@ -99,6 +99,26 @@ public final class Container: Resolver, @unchecked Sendable {
         }
     }
 
+    /// Keeps a resolution that user code kept only `weak` or `unowned` after it finished (``Resolution/detach(keptWeakly:)``),
+    /// so that the resolver stays usable as long as this container lives. Those whose weak and unowned references
+    /// are all gone are dropped as the list grows.
+    func keep(_ resolution: Resolution) {
+        let dropped = registry.withLock { registry -> [Resolution] in
+            registry.keptResolutions.append(resolution)
+            guard registry.keptResolutions.count >= registry.pruneKeptResolutionsAt else { return [] }
+            var dropped: [Resolution] = []
+            registry.keptResolutions.removeAll { kept in
+                let references = ReferenceCountProbe.references(of: kept)
+                guard references.unowned <= 1, references.weak <= 1 else { return false }
+                dropped.append(kept)
+                return true
+            }
+            registry.pruneKeptResolutionsAt = max(16, registry.keptResolutions.count * 2)
+            return dropped
+        }
+        withExtendedLifetime(dropped) {}  // Released after the lock.
+    }
+
     /// Makes a child of this container, with the same default scope.
     ///
     /// The child resolves everything this container can, and its own registrations hide this container's for
@@ -395,6 +415,9 @@ struct Registry {
     /// caches: freed at a later change when no thread resolves, or with the container (see `Container.retire`).
     /// Their instances were released when they left.
     var retired: [ServiceEntry] = []
+    /// Resolutions that user code keeps only `weak` or `unowned` (see `Container.keep`).
+    var keptResolutions: [Resolution] = []
+    var pruneKeptResolutionsAt = 16
 }
 
 /// What watches a container's resolutions: leak trackers, and `validate()`'s observer. Immutable: a change makes a

@@ -15,12 +15,29 @@
 ///    permanent and weak instances. On any error, abandon them instead.
 ///
 /// Each thread keeps one finished resolution and reuses it for its next top-level resolve (``ResolutionPool``),
-/// unless a factory kept a reference to it, so a resolve allocates no resolution of its own.
+/// unless user code kept a reference to it — strong, `weak` or `unowned` — so a resolve allocates no resolution of
+/// its own. A kept resolution is *detached* instead: it frees its buffers and from then on only starts new
+/// resolutions in the container it began in (see ``detach(keptWeakly:)``).
 final class Resolution: Resolver, @unchecked Sendable {
     /// The thread the resolution runs on; only it touches the state below.
     let thread: ThreadID
-    /// The thread's look-up cache, shared by the resolutions that run on it.
-    let cache: LookupCache
+    /// The thread's look-up cache and context. Unretained: the thread keeps them while it runs, and a resolution
+    /// touches them only while it runs on its thread; a detached one never does.
+    unowned(unsafe) let cache: LookupCache
+    unowned(unsafe) let threadContext: ThreadContext
+    /// A number no other resolution object had: with `State.serial`, names one top-level resolve
+    /// (``ResolutionIdentity``).
+    let uniqueID: Int
+    /// Where a resolve made from another thread, or after the resolution finished, starts: the origin, kept as the
+    /// user code kept this resolution (see ``detach(keptWeakly:)``). Behind a lock: another thread may read it while
+    /// the resolution's own thread detaches it.
+    private let outside = Protected.make(Outside())
+
+    private struct Outside {
+        var isDetached = false
+        var strongOrigin: Container?
+        weak var weakOrigin: Container?
+    }
     /// Everything else, behind a pointer: the resolution is used from one thread only, so the dynamic exclusivity
     /// checks Swift makes on a class's stored properties buy nothing here (measured: they were a quarter of the
     /// cost of resolving a transient service without dependencies).
@@ -29,11 +46,13 @@ final class Resolution: Resolver, @unchecked Sendable {
     private struct State {
         /// The container that began the resolution.
         /// `unowned(unsafe)`, and `context` unretained: the caller of `resolve` keeps the container alive until the
-        /// resolution ends, and then `keepOrigin()` retains it if a factory kept the resolver (measured: retaining
+        /// resolution ends, and then `detach` keeps it as long as a user keeps the resolution (measured: retaining
         /// and releasing both containers on every resolve was a tenth of a transient resolve).
         unowned(unsafe) var origin: Container
-        /// Set when the resolution outlives its `resolve` call, so a captured resolver still has its container.
-        var retainedOrigin: Container?
+        /// Counts the top-level resolves this object ran: with `uniqueID`, the current one's identity.
+        var serial = 0
+        /// The thread's active resolution when this one began, restored when it finishes.
+        var previousActive: Unmanaged<Resolution>?
         var maxDepth = 0
         var phase = Phase.finished
         /// Set when the resolution begins: its factories get it as their resolver, and may keep it.
@@ -70,6 +89,8 @@ final class Resolution: Resolver, @unchecked Sendable {
         /// Releasing what it kept. A `deinit` that resolves now starts a new resolution instead of reusing this one.
         case finishing
         case finished
+        /// Kept by user code after it finished: its buffers are freed, and it never runs again.
+        case detached
     }
 
     /// How a resolve calls its registration's factory, with the resolve's runtime arguments if any. Called with
@@ -110,21 +131,28 @@ final class Resolution: Resolver, @unchecked Sendable {
         var count = 0
     }
 
-    init(origin: Container, cache: LookupCache) {
+    init(origin: Container) {
         state = .allocate(capacity: 1)
         state.initialize(to: State(origin: origin, context: .passUnretained(origin)))
         thread = .current
-        self.cache = cache
+        let context = ThreadContext.current
+        threadContext = context
+        cache = context.cache
+        uniqueID = UniqueNumber.next()
     }
 
     deinit {
+        if state.pointee.phase != .detached { deallocateBuffers() }
+        state.deinitialize(count: 1)
+        state.deallocate()
+    }
+
+    private func deallocateBuffers() {
         state.pointee.building.deallocate()
         state.pointee.graph.deallocate()
         state.pointee.pendingHooks.deallocate()
         state.pointee.hookInstances.deallocate()
         state.pointee.paths.deallocate()
-        state.deinitialize(count: 1)
-        state.deallocate()
     }
 
     /// The container that began the resolution.
@@ -343,11 +371,48 @@ final class Resolution: Resolver, @unchecked Sendable {
         return state.pointee.lentOut
     }
 
-    /// Keeps the origin alive for a resolution that a factory kept (a captured resolver, a `Lazy`): it may start
-    /// new resolutions there after the `resolve` call that made it has returned.
-    func keepOrigin() {
-        state.pointee.retainedOrigin = state.pointee.origin
+    /// Takes a finished resolution that user code kept out of service for good: it frees its buffers, and from now
+    /// on every resolve through it starts a new resolution in its origin — never in another container.
+    ///
+    /// Kept strongly, it keeps the origin alive. Kept only `weak` or `unowned`, the origin keeps *it* alive
+    /// instead (``Container/keep(_:)``), and it holds the origin weakly: it stays usable as long as its container
+    /// lives, and a resolve through it after the container is gone throws.
+    func detach(keptWeakly: Bool) {
+        let origin = state.pointee.origin
+        state.pointee.phase = .detached
+        deallocateBuffers()
+        outside.withLock { outside in
+            outside.isDetached = true
+            if keptWeakly {
+                outside.weakOrigin = origin
+            } else {
+                outside.strongOrigin = origin
+            }
+        }
+        if keptWeakly { origin.keep(self) }
     }
+
+    /// The container a resolve that does not join this resolution starts in: the origin, unless it is gone.
+    private func originForNewResolution(_ key: @autoclosure () -> ServiceKey) throws -> Container {
+        let origin = outside.withLock { outside -> Container? in
+            guard outside.isDetached else { return state.pointee.origin }  // Alive while the resolution runs.
+            return outside.strongOrigin ?? outside.weakOrigin
+        }
+        guard let origin else {
+            let key = key()
+            throw ResolutionError(
+                .containerClosed, key: key, path: [key],
+                detail: """
+                    The container this resolver's resolution began in no longer exists. A resolver kept weak or \
+                    unowned resolves only as long as its container lives; keep the container, or resolve a \
+                    Provider instead of keeping the resolver.
+                    """)
+        }
+        return origin
+    }
+
+    /// Names the top-level resolve running now (see ``ResolutionIdentity``).
+    var identity: ResolutionIdentity { ResolutionIdentity(resolution: uniqueID, serial: state.pointee.serial) }
 
     private func begin(
         in container: Container,
@@ -361,6 +426,9 @@ final class Resolution: Resolver, @unchecked Sendable {
         state.pointee.depth = -1
         state.pointee.phase = .active
         state.pointee.lentOut = true
+        state.pointee.serial &+= 1
+        state.pointee.previousActive = threadContext.active
+        threadContext.active = .passUnretained(self)
     }
 
     /// Completes a resolution whose outermost resolve returned: runs the hooks it queued, then publishes the
@@ -419,13 +487,19 @@ final class Resolution: Resolver, @unchecked Sendable {
         if !state.pointee.pendingHooks.isEmpty { dropPendingHooks() }
         if !state.pointee.building.isEmpty { state.pointee.building.removeAll() }
         if state.pointee.diagnostics != nil { state.pointee.diagnostics = nil }
+        threadContext.active = state.pointee.previousActive
         state.pointee.phase = .finished
     }
 
     // MARK: Resolver
 
     func resolve<Service>(_ serviceType: Service.Type, name: String?) throws -> Service {
-        guard try isUsable() else { return try origin.resolve(serviceType, name: name) }
+        guard try isUsable() else {
+            return try originForNewResolution(
+                ServiceKey(serviceType: serviceType, name: name, argumentsType: Void.self)
+            )
+            .resolve(serviceType, name: name)
+        }
         let key = ServiceKey(serviceType: serviceType, name: name, argumentsType: Void.self)
         let depth = state.pointee.depth + 1
         // The common case inline: a transient or graph-scoped registration, while nothing watches.
@@ -442,7 +516,8 @@ final class Resolution: Resolver, @unchecked Sendable {
         arguments: repeat each Argument
     ) throws -> Service {
         guard try isUsable() else {
-            return try origin.resolve(serviceType, name: name, arguments: repeat each arguments)
+            let key = ServiceKey(serviceType: serviceType, name: name, argumentsType: (repeat each Argument).self)
+            return try originForNewResolution(key).resolve(serviceType, name: name, arguments: repeat each arguments)
         }
         return try resolve(serviceType, name: name, depth: state.pointee.depth + 1, arguments: repeat each arguments)
     }
@@ -497,18 +572,36 @@ final class Resolution: Resolver, @unchecked Sendable {
     }
 
     /// Resolves for a wrapper that was resolved earlier and asks for its service now (`Lazy`, `Provider`): within
-    /// this resolution if it is still running on this thread (sharing its graph, one level deeper than the current
-    /// depth), otherwise as a new top-level resolution. Either way the look-up starts in `context`, the container
-    /// the wrapper was resolved in.
-    func resolveLater<Service, each Argument>(
+    /// the resolution that made the wrapper if it is the one running on this thread now (sharing its graph, one
+    /// level deeper than the current depth), otherwise as a new top-level resolution. Either way the look-up starts
+    /// in `context`, the container the wrapper was resolved in.
+    ///
+    /// The wrapper keeps the resolution's identity, not the resolution: it keeps no resolution, buffer or cache
+    /// alive, and it can never join another resolution.
+    static func resolveLater<Service, each Argument>(
+        _ serviceType: Service.Type,
+        name: String?,
+        in context: Container,
+        joining identity: ResolutionIdentity,
+        arguments: repeat each Argument
+    ) throws -> Service {
+        if let active = ThreadContext.existing?.active,
+            active._withUnsafeGuaranteedRef({ $0.state.pointee.phase == .active && $0.identity == identity })
+        {
+            return try active._withUnsafeGuaranteedRef {
+                try $0.resolveJoining(serviceType, name: name, in: context, arguments: repeat each arguments)
+            }
+        }
+        return try context.resolve(serviceType, name: name, arguments: repeat each arguments)
+    }
+
+    /// `resolveLater` within this resolution, which runs on this thread.
+    private func resolveJoining<Service, each Argument>(
         _ serviceType: Service.Type,
         name: String?,
         in context: Container,
         arguments: repeat each Argument
     ) throws -> Service {
-        guard try isUsable() else {
-            return try context.resolve(serviceType, name: name, arguments: repeat each arguments)
-        }
         let saved = state.pointee.context
         state.pointee.context = .passUnretained(context)
         defer { state.pointee.context = saved }
@@ -592,7 +685,7 @@ final class Resolution: Resolver, @unchecked Sendable {
         guard thread == .current else { return false }
         switch state.pointee.phase {
         case .active: return true
-        case .finishing, .finished: return false
+        case .finishing, .finished, .detached: return false
         }
     }
 

@@ -8,46 +8,89 @@ import Glibc
 import Musl
 #endif
 
-/// Keeps one idle ``Resolution`` per thread, so a top-level resolve reuses it instead of allocating one.
-///
-/// An idle resolution refers to its last containers only `unowned(unsafe)` and never uses them again, so it keeps
-/// no container alive.
-///
-/// Measured: allocating and freeing the resolution was a third of the cost of resolving a transient service
-/// without dependencies. A resolution goes back to its thread's slot only if nothing else references it: a
-/// factory that kept its resolver keeps a finished resolution, which then stays finished for good.
-///
-/// The slot is a C thread-local variable, read without a library call; a `pthread_key_t` holds the same pointer
-/// only so that its destructor releases the resolution when the thread exits.
-enum ResolutionPool {
-    /// The pooled resolution (retained), or `nil`. Keeps the key's value in step with the thread-local variable.
-    private static func setSlot(_ raw: UnsafeMutableRawPointer?) {
-        carbor_set_pooled_resolution(raw)
-        pthread_setspecific(key, raw)
+/// What one thread keeps for resolving: its look-up cache, its idle resolution, and the resolution running on it
+/// now. One per thread that ever resolved, released when the thread exits: the caches in a process are bounded by
+/// its threads, and nothing a user keeps (a resolver, a `Lazy`, a `Provider`) holds one.
+final class ThreadContext {
+    /// The thread's look-up cache, shared by the resolutions that run on it.
+    let cache = LookupCache()
+    /// The innermost top-level resolution running on the thread: the one a `Lazy` or `Provider` made in it joins.
+    /// Unretained: a resolution sets it when it begins and restores it when it finishes.
+    @exclusivity(unchecked) var active: Unmanaged<Resolution>?
+
+    /// The calling thread's context, made on first use.
+    static var current: ThreadContext {
+        if let raw = carbor_get_thread_context() {
+            return Unmanaged<ThreadContext>.fromOpaque(raw).takeUnretainedValue()
+        }
+        let context = ThreadContext()
+        let raw = Unmanaged.passRetained(context).toOpaque()
+        carbor_set_thread_context(raw)
+        let result = pthread_setspecific(key, raw)
+        precondition(result == 0, "pthread_setspecific failed: \(result)")
+        return context
     }
 
-    private static func getSlot() -> UnsafeMutableRawPointer? {
-        carbor_get_pooled_resolution()
+    /// The calling thread's context, if it has resolved before.
+    static var existing: ThreadContext? {
+        carbor_get_thread_context().map { Unmanaged<ThreadContext>.fromOpaque($0).takeUnretainedValue() }
     }
 
+    deinit {
+        // The pooled resolution goes with the thread. A deinit it runs that resolves gets a context of its own.
+        if let raw = carbor_get_pooled_resolution() {
+            carbor_set_pooled_resolution(nil)
+            Unmanaged<Resolution>.fromOpaque(raw).release()
+        }
+    }
+
+    /// Releases the context of an exiting thread.
     private static let key: pthread_key_t = {
         var key = pthread_key_t()
-        let result = pthread_key_create(&key, releaseSlot)
+        let result = pthread_key_create(&key, releaseContext)
         precondition(result == 0, "pthread_key_create failed: \(result)")
         return key
     }()
+}
 
+#if canImport(Darwin)
+private func releaseContext(_ raw: UnsafeMutableRawPointer) {
+    carbor_set_thread_context(nil)
+    Unmanaged<ThreadContext>.fromOpaque(raw).release()
+}
+#else
+private func releaseContext(_ raw: UnsafeMutableRawPointer?) {
+    guard let raw else { return }
+    carbor_set_thread_context(nil)
+    Unmanaged<ThreadContext>.fromOpaque(raw).release()
+}
+#endif
+
+/// Keeps one idle ``Resolution`` per thread, so a top-level resolve reuses it instead of allocating one.
+///
+/// Measured: allocating and freeing the resolution was a third of the cost of resolving a transient service
+/// without dependencies.
+///
+/// A factory receives its resolution as its resolver, and may keep it — strongly, `weak` or `unowned`. A resolution
+/// goes back to its thread's slot only if nothing refers to it any more, in any of these ways
+/// (``ReferenceCountProbe``); otherwise it leaves the pool for good, *detached* (``Resolution/detach(keptWeakly:)``):
+/// it keeps resolving in the container its resolution began in, and never in another. So a resolver user code
+/// kept can never turn into another resolution.
+///
+/// The slot is a C thread-local variable, read without a library call; the thread's ``ThreadContext`` releases
+/// the resolution when the thread exits.
+enum ResolutionPool {
     /// The calling thread's idle resolution, now the caller's; a new one if there is none, or if it is in use (a
-    /// factory called a container's `resolve`: a nested top-level resolve), sharing the thread's look-up cache.
+    /// factory called a container's `resolve`: a nested top-level resolve).
     ///
     /// The slot keeps pointing at the resolution while it is in use; the caller holds the slot's reference
     /// meanwhile, and `recycle` hands it back.
     static func take(for container: Container) -> Resolution {
-        guard let raw = getSlot() else { return Resolution(origin: container, cache: LookupCache()) }
-        let pooled = Unmanaged<Resolution>.fromOpaque(raw)
-        guard pooled.takeUnretainedValue().isIdle else {
-            return Resolution(origin: container, cache: pooled.takeUnretainedValue().cache)
+        guard let raw = carbor_get_pooled_resolution() else {
+            return Resolution(origin: container)
         }
+        let pooled = Unmanaged<Resolution>.fromOpaque(raw)
+        guard pooled.takeUnretainedValue().isIdle else { return Resolution(origin: container) }
         return pooled.takeRetainedValue()
     }
 
@@ -55,13 +98,13 @@ enum ResolutionPool {
     /// there. Call `returnToPool` after factories ran in it.
     @inline(__always)
     static func idle() -> Unmanaged<Resolution>? {
-        guard let raw = getSlot() else { return nil }
+        guard let raw = carbor_get_pooled_resolution() else { return nil }
         let pooled = Unmanaged<Resolution>.fromOpaque(raw)
         return pooled._withUnsafeGuaranteedRef { $0.isIdle } ? pooled : nil
     }
 
-    /// Keeps the pooled resolution in its slot after a resolve, unless a factory kept a reference to it: then it
-    /// leaves the pool for good, with its origin retained. Call after the borrow from `idle()` ended.
+    /// Keeps the pooled resolution in its slot after a resolve, unless something refers to it: then it leaves the
+    /// pool for good, detached. Call after the borrow from `idle()` ended.
     @inline(__always)
     static func returnToPool(_ pooled: Unmanaged<Resolution>) {
         // Nothing to check if no factory ran (a held instance was found).
@@ -70,39 +113,37 @@ enum ResolutionPool {
         // out and putting it back was a retain and a release on every resolve).
         let slot = UnsafeMutableRawPointer(mutating: carbor_pooled_resolution_address())
         guard slot.load(as: UnsafeMutableRawPointer?.self) == pooled.toOpaque() else { return }
-        if isKnownUniquelyReferenced(&slot.assumingMemoryBound(to: Resolution.self).pointee) { return }
-        // A factory kept it: it leaves the slot for good, with its origin retained.
-        pooled._withUnsafeGuaranteedRef { $0.keepOrigin() }
-        setSlot(nil)
+        let stronglyKept = !isKnownUniquelyReferenced(&slot.assumingMemoryBound(to: Resolution.self).pointee)
+        let weaklyKept = pooled._withUnsafeGuaranteedRef { ReferenceCountProbe.hasUnownedOrWeakReferences($0) }
+        guard stronglyKept || weaklyKept else { return }
+        pooled._withUnsafeGuaranteedRef { $0.detach(keptWeakly: weaklyKept) }
+        carbor_set_pooled_resolution(nil)
         pooled.release()
     }
 
-    /// Keeps a finished resolution for the thread's next resolve, unless something else still references it.
+    /// Keeps a finished resolution for the thread's next resolve, unless something else refers to it: then it is
+    /// detached.
     static func recycle(_ resolution: inout Resolution) {
-        let inSlot = getSlot() == Unmanaged.passUnretained(resolution).toOpaque()
-        guard isKnownUniquelyReferenced(&resolution) else {
-            // A factory kept it: it leaves the slot for good, with its origin retained.
-            resolution.keepOrigin()
-            if inSlot { setSlot(nil) }
+        let inSlot = carbor_get_pooled_resolution() == Unmanaged.passUnretained(resolution).toOpaque()
+        let stronglyKept = !isKnownUniquelyReferenced(&resolution)
+        let weaklyKept = ReferenceCountProbe.hasUnownedOrWeakReferences(resolution)
+        guard !stronglyKept, !weaklyKept else {
+            resolution.detach(keptWeakly: weaklyKept)
+            if inSlot { carbor_set_pooled_resolution(nil) }
             return
         }
         if inSlot {
             _ = Unmanaged.passRetained(resolution)  // The slot owns it again.
-        } else if resolution.thread == .current, getSlot() == nil {
-            setSlot(Unmanaged.passRetained(resolution).toOpaque())
+        } else if resolution.thread == .current, carbor_get_pooled_resolution() == nil {
+            _ = ThreadContext.current  // Releases the slot's resolution when the thread exits.
+            carbor_set_pooled_resolution(Unmanaged.passRetained(resolution).toOpaque())
         }
     }
 }
 
-#if canImport(Darwin)
-private func releaseSlot(_ raw: UnsafeMutableRawPointer) {
-    carbor_set_pooled_resolution(nil)  // A deinit that runs now and resolves gets a new resolution.
-    Unmanaged<Resolution>.fromOpaque(raw).release()
+/// Names one top-level resolve: a resolution object, and which of its runs. What a `Lazy` or `Provider` keeps of the
+/// resolution that made it, so it can join that resolution while it runs and never another.
+struct ResolutionIdentity: Equatable {
+    let resolution: Int
+    let serial: Int
 }
-#else
-private func releaseSlot(_ raw: UnsafeMutableRawPointer?) {
-    guard let raw else { return }
-    carbor_set_pooled_resolution(nil)  // A deinit that runs now and resolves gets a new resolution.
-    Unmanaged<Resolution>.fromOpaque(raw).release()
-}
-#endif

@@ -105,9 +105,10 @@ extension Lazy: DerivedService {
 /// What `Lazy` and `Provider` do when they are resolved: check that `Service` can be resolved under this name and
 /// these argument types, then return a closure that resolves it later, with the arguments captured now.
 ///
-/// The closure resolves through `resolution` (``Resolution/resolveLater(_:name:in:arguments:)``): within it while
-/// it is still running on the calling thread, sharing its graph, otherwise as a new top-level resolution. Either
-/// way the look-up starts in the container where the wrapper was resolved.
+/// The closure resolves through ``Resolution/resolveLater(_:name:in:joining:arguments:)``: within the resolution
+/// that made the wrapper while it is the one running on the calling thread, sharing its graph, otherwise as a new
+/// top-level resolution. Either way the look-up starts in the container where the wrapper was resolved. It keeps
+/// that container and the resolution's identity, nothing more.
 func deferredResolve<Service, each Argument>(
     _ serviceType: Service.Type,
     in resolution: Resolution,
@@ -123,5 +124,9 @@ func deferredResolve<Service, each Argument>(
         _ = try resolution.resolve(serviceType, name: name, depth: depth, arguments: repeat each arguments)
     }
     let context = resolution.currentContext
-    return { try resolution.resolveLater(serviceType, name: name, in: context, arguments: repeat each arguments) }
+    let identity = resolution.identity
+    return {
+        try Resolution.resolveLater(
+            serviceType, name: name, in: context, joining: identity, arguments: repeat each arguments)
+    }
 }

@@ -19,6 +19,11 @@ static inline void carbor_store_release(intptr_t *_Nonnull word, intptr_t value)
     __atomic_store_n(word, value, __ATOMIC_RELEASE);
 }
 
+/// Reads `*word` atomically, with no ordering: for a word other threads change with atomic operations of their own.
+static inline intptr_t carbor_load_relaxed(const intptr_t *_Nonnull word) {
+    return __atomic_load_n(word, __ATOMIC_RELAXED);
+}
+
 /// Reads `*word` in the single total order of sequentially consistent operations.
 static inline intptr_t carbor_load_seq_cst(const intptr_t *_Nonnull word) {
     return __atomic_load_n(word, __ATOMIC_SEQ_CST);

@@ -1,13 +1,24 @@
-// The calling thread's pooled resolution, in a C thread-local variable.
+// The calling thread's resolving state and its pooled resolution, in C thread-local variables.
 //
 // `pthread_getspecific` is a library call on every top-level resolve; a thread-local variable is an offset from
-// the thread pointer. Arbor still registers a `pthread_key_t` destructor to release the pooled resolution when
-// its thread exits; this variable only makes reading it cheap.
+// the thread pointer. Arbor still registers a `pthread_key_t` destructor to release the thread's state when the
+// thread exits; these variables only make reading it cheap.
 
 #ifndef CARBOR_THREAD_LOCAL_H
 #define CARBOR_THREAD_LOCAL_H
 
 extern _Thread_local void *_Nullable carbor_pooled_resolution;
+extern _Thread_local void *_Nullable carbor_thread_context;
+
+/// The calling thread's resolving state (a retained `ThreadContext`), or NULL.
+static inline void *_Nullable carbor_get_thread_context(void) {
+    return carbor_thread_context;
+}
+
+/// Sets the calling thread's resolving state.
+static inline void carbor_set_thread_context(void *_Nullable context) {
+    carbor_thread_context = context;
+}
 
 /// The calling thread's pooled resolution, or NULL.
 static inline void *_Nullable carbor_get_pooled_resolution(void) {

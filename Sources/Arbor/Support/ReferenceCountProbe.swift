@@ -1,0 +1,41 @@
+internal import CArborSupport
+
+/// Tells whether an object has `unowned` or `weak` references, without retaining it. With
+/// `isKnownUniquelyReferenced`, which sees strong references only, it tells whether anything but its owner refers to
+/// an object, however it refers to it: how a pooled resolution knows that no user code kept it and that it may be
+/// reused.
+///
+/// On 64-bit platforms the Swift runtime keeps an object's counts in one word of its header, after the metadata
+/// pointer: the unowned count (one more than the unowned references while the object is alive) in bits 1–31, the
+/// strong count above them; the first weak reference moves the counts to a side table, marked by the word's top bit,
+/// which stays after the weak reference is gone. So the probe reads one word and can only err one way: a side table
+/// left by a weak reference that no longer exists makes the caller treat the object as referenced, which is always
+/// safe. Strong references, which come and go as temporary copies, do not touch the bits it reads. Elsewhere it
+/// asks the runtime (`references(of:)`), exact but three calls.
+///
+/// Measured (callgrind, per top-level resolve that ran a factory): 4 instructions on x86_64.
+enum ReferenceCountProbe {
+    /// Whether `object` has `unowned` or `weak` references.
+    @inline(__always)
+    static func hasUnownedOrWeakReferences(_ object: AnyObject) -> Bool {
+        #if _pointerBitWidth(_64)
+        let address = UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque())
+        let word = UInt(bitPattern: carbor_load_relaxed(address.advanced(by: 8).assumingMemoryBound(to: Int.self)))
+        let found = word >> 63 != 0 || (word >> 1) & 0x7FFF_FFFF != 1
+        #if ARBOR_INTERNAL_CHECKS
+        let counts = references(of: object)
+        assert(found == (counts.unowned > 1 || counts.weak > 1) || (found && word >> 63 != 0), "Probe: \(counts)")
+        #endif
+        return found
+        #else
+        let counts = references(of: object)
+        return counts.unowned > 1 || counts.weak > 1
+        #endif
+    }
+
+    /// The runtime's counts of an object's references: strong, unowned (one more while any strong reference
+    /// exists) and weak (one more once a side table exists).
+    static func references(of object: AnyObject) -> (strong: UInt, unowned: UInt, weak: UInt) {
+        (_getRetainCount(object), _getUnownedRetainCount(object), _getWeakRetainCount(object))
+    }
+}
