@@ -136,11 +136,6 @@ class ServiceEntry: @unchecked Sendable {
         return with(copied, token: RegistrationToken())
     }
 
-    /// Builds an instance of a registration without runtime arguments. `Service` is the key's service type.
-    func make<Service>(_ resolver: any Resolver, as _: Service.Type) throws -> Service {
-        preconditionFailure("Only a NullaryEntry or a ForwardingEntry is found under a key without arguments.")
-    }
-
     /// Resolves the entry's key from `container`, with its own types: how `validate()` checks a registration that
     /// needs no runtime arguments.
     func validate(in container: Container) throws {
@@ -179,10 +174,6 @@ final class NullaryEntry<Produced>: ServiceEntry, @unchecked Sendable {
 
     override func with(_ configuration: EntryConfiguration, token: RegistrationToken) -> ServiceEntry {
         NullaryEntry(key: key, token: token, configuration: configuration, factory: factory)
-    }
-
-    override func make<Service>(_ resolver: any Resolver, as _: Service.Type) throws -> Service {
-        try NullaryEntry<Service>.build(self, resolver)
     }
 
     /// Calls the factory of `entry`, a `NullaryEntry<Produced>`. The key names the service type exactly, so the
@@ -258,10 +249,6 @@ class ForwardingEntry: ServiceEntry, @unchecked Sendable {
 
     override func with(_ configuration: EntryConfiguration, token: RegistrationToken) -> ServiceEntry {
         self  // Configuring a registration configures its target; the forward follows. (`copy` is overridden.)
-    }
-
-    final override func make<Service>(_ resolver: any Resolver, as _: Service.Type) throws -> Service {
-        try forward(as: Service.self, in: resolver as! Resolution, arguments: nil)  // Only resolutions call `make`.
     }
 
     /// Resolves the target and returns its instance as `Service`. `arguments` points at the runtime arguments, as

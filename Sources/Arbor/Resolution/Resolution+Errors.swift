@@ -1,0 +1,73 @@
+extension Resolution {
+    /// The path to the service being built now, outermost first.
+    func path() -> [ServiceKey] {
+        keys(of: state.pointee.hookPath) + state.pointee.building.elements.map(\.key)
+    }
+
+    /// The error for `key`, with the path to it. Built out of line, like every error here, and handed back boxed:
+    /// a resolve's frame then holds one pointer for it instead of the whole `ResolutionError`, which keeps the
+    /// stack a nested resolve needs small (see `enter`).
+    @inline(never)
+    func error(
+        _ reason: ResolutionError.Reason,
+        key: ServiceKey,
+        alternatives: [ServiceKey] = [],
+        detail: String? = nil
+    ) -> any Error {
+        ResolutionError(reason, key: key, path: path() + [key], registeredAlternatives: alternatives, detail: detail)
+    }
+
+    /// A `ResolutionError` from a nested resolve passes up unchanged; any other error becomes `.factoryFailed`.
+    @inline(never)
+    func failure(_ error: any Error, key: ServiceKey, path: [ServiceKey], detail: String) -> any Error {
+        if error is ResolutionError { return error }
+        return ResolutionError(.factoryFailed(error), key: key, path: path, detail: detail)
+    }
+
+    /// `.depthLimitExceeded` for `key`.
+    @inline(never)
+    func depthLimitError(_ key: ServiceKey) -> any Error {
+        error(
+            .depthLimitExceeded, key: key,
+            detail: "The limit is \(state.pointee.maxDepth) (maxResolutionDepth of the container where the resolution "
+                + "started).")
+    }
+
+    /// `.notRegistered` for `key`, with the registrations of its type under other names or argument types.
+    @inline(never)
+    func notRegisteredError(_ key: ServiceKey) -> any Error {
+        error(.notRegistered, key: key, alternatives: currentContext.registrations(of: key))
+    }
+
+    /// `.factoryFailed` for an error a factory threw while building `key`.
+    @inline(never)
+    func factoryError(_ error: any Error, key: ServiceKey) -> any Error {
+        failure(error, key: key, path: path(), detail: "its factory threw an error")
+    }
+
+    /// An instance a storage handed out as `Any`, as the `Service` its registration's factory made.
+    ///
+    /// When the instance's dynamic type is `Service` itself — a class or struct registered as itself — it is
+    /// taken out of the `Any` without a dynamic cast (measured: the cast into `Service?` cost as much as a whole
+    /// nested resolve). A protocol service (`any Engine`) goes through the checked cast.
+    @inline(__always)
+    func cast<Service>(_ instance: Any, key: ServiceKey) throws -> Service {
+        func projected<Contained>(_ contained: Contained) -> Service {
+            unsafeBitCast(contained, to: Service.self)  // `Contained` is `Service`: checked below.
+        }
+        if type(of: instance) == Service.self { return projected(instance) }
+        return try castChecked(instance, key: key)
+    }
+
+    /// `cast`'s checked path, in a function of its own: a function that holds a `Service?` looks its metadata up
+    /// when it begins, whether the path runs or not (measured: a third of a resolve that found an instance).
+    @inline(never)
+    func castChecked<Service>(_ instance: Any, key: ServiceKey) throws -> Service {
+        guard let service = instance as? Service else {
+            throw error(
+                .typeMismatch, key: key,
+                detail: "The registration produced a \(type(of: instance)), which is not a \(Service.self).")
+        }
+        return service
+    }
+}

@@ -1,0 +1,143 @@
+extension Resolution {
+    // MARK: Top level
+
+    /// Resolves a service as a new top-level resolution that starts in `container`.
+    ///
+    /// Usually in the thread's pooled resolution, borrowed without taking it out of the pool; in a new one when
+    /// that is busy (a factory called a container's `resolve`) or after a deadlock retry.
+    @inline(__always)
+    static func resolve<Service>(_ serviceType: Service.Type, name: String?, in container: Container) throws -> Service
+    {
+        let key = ServiceKey(serviceType: serviceType, name: name, argumentsType: Void.self)
+        if let pooled = ResolutionPool.idle() {
+            // Back to the pool only after the borrow ended: if a factory kept the resolution, leaving the pool
+            // releases the pool's reference, and the last one may be another thread's.
+            defer { ResolutionPool.returnToPool(pooled) }
+            return try pooled._withUnsafeGuaranteedRef { try $0.resolveTopLevel(key, in: container) }
+        }
+        return try resolveInNewResolution(in: container) { try $0.resolveTopLevel(key, in: container) }
+    }
+
+    /// Resolves a service whose factory takes runtime arguments, as a new top-level resolution that starts in
+    /// `container`: the general path, for every kind of registration. The common case, a plain registration found
+    /// in the thread's cache, takes `resolveQuickly` from the resolver's inlined `resolve(_:arguments:_:)`.
+    static func resolve<Service, each Argument>(
+        _ serviceType: Service.Type,
+        name: String?,
+        in container: Container,
+        arguments: repeat each Argument
+    ) throws -> Service {
+        let key = ServiceKey(serviceType: serviceType, name: name, argumentsType: (repeat each Argument).self)
+        guard key.hasArguments else { return try resolve(serviceType, name: name, in: container) }
+        if let pooled = ResolutionPool.idle() {
+            defer { ResolutionPool.returnToPool(pooled) }
+            return try pooled._withUnsafeGuaranteedRef {
+                try $0.resolveTopLevel(key, in: container, arguments: repeat each arguments)
+            }
+        }
+        return try resolveInNewResolution(in: container) {
+            try $0.resolveTopLevel(key, in: container, arguments: repeat each arguments)
+        }
+    }
+
+    /// Resolves a plain registration with runtime arguments that the thread's look-up cache knows, as a new
+    /// top-level resolution that starts in `container`, and writes the instance to `result`. Returns `false` when
+    /// the registration is not plain, is not in the cache, or anything watches, having done nothing: the caller
+    /// takes the general path.
+    @inline(__always)
+    static func resolveQuickly<Service>(
+        _ key: ServiceKey,
+        in container: Container,
+        arguments: UnsafeRawPointer,
+        into result: UnsafeMutablePointer<Service>
+    ) throws -> Bool {
+        guard let pooled = ResolutionPool.idle() else { return false }
+        defer { ResolutionPool.returnToPool(pooled) }
+        return try pooled._withUnsafeGuaranteedRef {
+            try $0.resolveTopLevelQuickly(key, in: container, arguments: arguments, into: result)
+        }
+    }
+
+    /// Runs `body` in a resolution taken from the pool or made for the purpose: the pooled one is busy (a factory
+    /// called a container's `resolve`), or the thread has none yet.
+    static func resolveInNewResolution<Service>(
+        in container: Container,
+        _ body: (Resolution) throws -> Service
+    ) throws -> Service {
+        var resolution = ResolutionPool.take(for: container)
+        defer { ResolutionPool.recycle(&resolution) }
+        return try body(resolution)
+    }
+
+    /// One attempt at a top-level resolve of a key without runtime arguments, in this idle resolution.
+    @inline(__always)
+    func resolveTopLevel<Service>(_ key: ServiceKey, in container: Container) throws -> Service {
+        try resolveTopLevel(key, in: container) { found in
+            if let found, takesFastPath(found) {
+                if found.shape == .transient, !found.hasHooks { return try buildOutermost(found, key: key) }
+                return try resolvePlain(found, key: key, depth: 0)
+            }
+            return try resolve(key, found: found, depth: 0)
+        }
+    }
+
+    /// One attempt at a top-level resolve of a key with runtime arguments, in this idle resolution.
+    func resolveTopLevel<Service, each Argument>(
+        _ key: ServiceKey,
+        in container: Container,
+        arguments: repeat each Argument
+    ) throws -> Service {
+        try resolveTopLevel(key, in: container) { found in
+            try resolve(key, found: found, depth: 0, arguments: repeat each arguments)
+        }
+    }
+
+    /// One attempt at a top-level resolve, in this idle resolution: looks `key` up, then lets `resolveFound` resolve
+    /// what it found at depth 0, then completes the resolution.
+    @inline(__always)
+    func resolveTopLevel<Service>(
+        _ key: ServiceKey,
+        in container: Container,
+        resolveFound: (Found?) throws -> Service
+    ) throws -> Service {
+        cache.beginResolving(in: container)
+        defer { cache.endResolving() }
+        let lookup = try lookUpTopLevel(key, in: container)
+        // Fast path: an instance a permanent or weak registration already holds needs no resolution at all.
+        if let found = lookup.found, found.shape == .held {
+            do throws(NotHeld) { return try found.loadHeld(as: Service.self) } catch {}
+        }
+        begin(in: container, maxDepth: lookup.depthLimit, diagnostics: lookup.diagnostics)
+        do {
+            let instance = try resolveFound(lookup.found)
+            try complete(key)
+            return instance
+        } catch {
+            throw failed(error)
+        }
+    }
+
+    /// What a top-level resolve needs to know before it begins: where the key is registered, and the settings of
+    /// the container it starts in. From the thread's look-up cache, or found under the registries' locks and then
+    /// cached. Throws if the container was closed.
+    @inline(__always)
+    func lookUpTopLevel(
+        _ key: ServiceKey,
+        in container: Container
+    ) throws -> (found: Found?, depthLimit: Int, diagnostics: Diagnostics?) {
+        if let slot = cache.hit(key, in: container) {
+            if slot.pointee.isClosed { throw ResolutionError(.containerClosed, key: key, path: [key]) }
+            let found = Found(entry: slot.pointee.entry!, owner: slot.pointee.owner!)
+            // Copied only when there is one: copying `nil` still calls the runtime to retain and release it.
+            var diagnostics: Diagnostics?
+            if slot.pointee.diagnostics != nil { diagnostics = slot.pointee.diagnostics }
+            return (found, slot.pointee.depthLimit, diagnostics)
+        }
+        let lookup = container.lookupForResolution(key)
+        if lookup.isClosed { throw ResolutionError(.containerClosed, key: key, path: [key]) }
+        if let found = lookup.found {
+            cache.store(key, in: container, version: lookup.version, found: found, lookup: lookup)
+        }
+        return (lookup.found, lookup.depthLimit, lookup.diagnostics)
+    }
+}

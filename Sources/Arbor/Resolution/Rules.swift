@@ -1,0 +1,176 @@
+/// The rules of the lifetimes, in one place: what a resolve does with a registration it found, for each kind of
+/// scope.
+///
+/// | kind | where the instance lives | who builds it, from where | when it is released |
+/// | --- | --- | --- | --- |
+/// | transient | nowhere: every resolve builds one | this resolution, in the current context | with the caller's references |
+/// | graph | the resolution's graph, per registration and context | this resolution, in the current context | when the resolution finishes, unless the caller keeps it |
+/// | strong (permanent, custom) | the registration's storage, in its container | the first resolution that needs it, in the owning container (``CreationCoordinator``) | on `close()`, `resetObjectScope`, or when the registration leaves its container |
+/// | weak | the registration's storage, weakly | as for strong | when nothing else holds it |
+///
+/// The switch in ``resolveByRules(_:found:depth:arguments:)`` is exhaustive over ``ObjectScope/Storage``: a new
+/// kind does not compile until each of these decisions is made for it. ``takesFastPath(_:)`` (FastPath.swift) is an
+/// optimisation of the first two rows only.
+extension Resolution {
+    /// Resolves `key`, which the look-up found registered as `found`, at `depth`, by the rules of the registration's
+    /// scope. `arguments` points at the runtime arguments, as a tuple of the key's argument types, or is `nil` for
+    /// none. Throws ``LookAgain`` when the registration left its container after the look-up found it.
+    func resolveByRules<Service>(
+        _ key: ServiceKey,
+        found: Found,
+        depth: Int,
+        arguments: UnsafeRawPointer?
+    ) throws -> Service {
+        guard depth <= state.pointee.maxDepth else {
+            throw depthLimitError(key)
+        }
+        let entry = found.entry
+        if let observer = state.pointee.diagnostics?.observer {
+            observe(key, entry: entry.takeUnretainedValue(), by: observer)
+        }
+        let kind = entry._withUnsafeGuaranteedRef { $0.storageKind }
+        switch kind {
+        case .none:
+            // Transient: built anew, from the current context.
+            let slot = GraphSlot(registration: found.identity, context: state.pointee.context.toOpaque())
+            let instance: Service = try build(
+                entry, key: key, slot: slot, kind: kind, depth: depth, arguments: arguments)
+            afterBuild(entry, key: key, instance: instance, depth: depth, graphPosition: nil)
+            return instance
+        case .graph:
+            // One per resolution, registration and context.
+            let slot = GraphSlot(registration: found.identity, context: state.pointee.context.toOpaque())
+            if let position = state.pointee.graph.position(of: slot) {
+                return state.pointee.graph.instance(at: position, as: Service.self)
+            }
+            let instance: Service = try build(
+                entry, key: key, slot: slot, kind: kind, depth: depth, arguments: arguments)
+            let position = state.pointee.graph.add(instance, for: slot)
+            afterBuild(entry, key: key, instance: instance, depth: depth, graphPosition: position)
+            return instance
+        case .strong, .weak:
+            // One per registration, kept by the container that holds it, and built from that container.
+            do throws(NotHeld) { return try found.loadHeld(as: Service.self) } catch {}
+            return try acquire(found, key: key, kind: kind, depth: depth, arguments: arguments)
+        }
+    }
+
+    /// A permanent or weak instance nobody holds: waits for the resolution that builds it, or builds it here, in its
+    /// owning container (see ``CreationCoordinator``).
+    @inline(__always)
+    private func acquire<Service>(
+        _ found: Found,
+        key: ServiceKey,
+        kind: ObjectScope.Storage,
+        depth: Int,
+        arguments: UnsafeRawPointer?
+    ) throws -> Service {
+        let entry = found.entry
+        guard let storage = entry._withUnsafeGuaranteedRef({ $0.storage }) else {
+            preconditionFailure("A registration that keeps its instances has a storage.")
+        }
+        switch CreationCoordinator.shared.acquire(storage, for: member, group: &state.pointee.group) {
+        case .held(let instance), .shared(let instance):
+            return try cast(instance, key: key)
+        case .retired:
+            throw LookAgain()
+        case .circular(let detail):
+            throw error(.circularDependency, key: key, detail: detail)
+        case .failed(let failure):
+            throw groupFailure(failure, key: key)
+        case .claimed:
+            let owner = found.ownerReference
+            let slot = GraphSlot(registration: found.identity, context: owner.toOpaque())
+            let saved = state.pointee.context
+            state.pointee.context = owner
+            defer { state.pointee.context = saved }
+            let instance: Service
+            do {
+                instance = try build(entry, key: key, slot: slot, kind: kind, depth: depth, arguments: arguments)
+            } catch {
+                // Give the claim up now, so that resolutions waiting for this instance can build it themselves.
+                CreationCoordinator.shared.abandon(storage)
+                throw error
+            }
+            if kind == .weak, asObject(instance) == nil {
+                // A value type has no identity to share: weak scope behaves as transient for it.
+                CreationCoordinator.shared.abandon(storage)
+            } else {
+                CreationCoordinator.shared.built(instance, in: storage)
+            }
+            afterBuild(entry, key: key, instance: instance, depth: depth, graphPosition: nil)
+            return instance
+        }
+    }
+
+    /// Runs the factory of `entry` one level deeper — or, for a forward, resolves its target.
+    @inline(__always)
+    private func build<Service>(
+        _ entry: Unmanaged<ServiceEntry>,
+        key: ServiceKey,
+        slot: GraphSlot,
+        kind: ObjectScope.Storage,
+        depth: Int,
+        arguments: UnsafeRawPointer?
+    ) throws -> Service {
+        let outerDepth = try enter(Frame(entry: entry, slot: slot, storage: kind), key: key, depth: depth)
+        defer { leave(toDepth: outerDepth) }
+        do {
+            return try entry._withUnsafeGuaranteedRef { entry in
+                if entry.isForward {
+                    return try unsafeDowncast(entry, to: ForwardingEntry.self)
+                        .forward(as: Service.self, in: self, arguments: arguments)
+                }
+                // The key names the service and argument types exactly: the entry is a `NullaryEntry<Service>` or
+                // an `ArgumentsEntry<Service>`, and the downcast is a reinterpretation.
+                guard let arguments else { return try NullaryEntry<Service>.build(entry, self) }
+                return try ArgumentsEntry<Service>.build(entry, self, arguments: arguments)
+            }
+        } catch {
+            throw factoryError(error, key: key)
+        }
+    }
+
+    /// Records a new instance for the leak trackers, and queues its hooks. `graphPosition` is where the graph keeps
+    /// the instance, if it does. The instance's own frame has left `building`: its key ends the path.
+    private func afterBuild<Service>(
+        _ entry: Unmanaged<ServiceEntry>,
+        key: ServiceKey,
+        instance: Service,
+        depth: Int,
+        graphPosition: Int?
+    ) {
+        if let trackers = state.pointee.diagnostics?.trackers, !trackers.isEmpty {
+            LeakTracker.record(
+                instance, entry: entry.takeUnretainedValue(), owner: currentContext, path: path() + [key],
+                in: trackers)
+        }
+        guard entry._withUnsafeGuaranteedRef({ $0.hasHooks }) else { return }
+        queueHooks(of: entry, instance: instance, depth: depth, graphPosition: graphPosition, builtLast: true)
+    }
+
+    // MARK: Validation
+
+    /// Tells `observer` that `key` is being resolved here: the edge from the service being built (or whose hook
+    /// runs), and — for a weak-scoped or short-lived service resolved while a strongly kept instance is built or
+    /// wired — a captive.
+    private func observe(_ key: ServiceKey, entry: ServiceEntry, by observer: ValidationObserver) {
+        let scope = entry.scope
+        let building = state.pointee.building.elements
+        let hookPath = keys(of: state.pointee.hookPath)
+        let inHook = building.isEmpty && !hookPath.isEmpty
+        let from = building.last?.key ?? hookPath.last
+        observer.recordEdge(from: from, to: key, scope: scope, viaHook: inHook)
+        guard scope.storage == .weak || entry.isShortLived else { return }
+        let holder =
+            building.last(where: { $0.storage == .strong })?.key
+            ?? (state.pointee.hookStorage == .strong ? hookPath.last : nil)
+        if let holder { observer.recordCaptive(key, heldBy: holder, path: path() + [key]) }
+    }
+}
+
+/// Says that the registration a resolve found left its container meanwhile: the resolve looks the key up again.
+struct LookAgain: Error {}
+
+/// Says that a service without a registration cannot be derived either: the resolve throws `.notRegistered`.
+struct NotDerivable: Error {}
