@@ -1,5 +1,11 @@
 // Support for Arbor that Swift cannot express portably: word-sized atomics (include/CArborAtomics.h, all
 // `static inline`), a thread-local variable, and a process-wide memory barrier, defined here.
+#if defined(__linux__)
+#define _GNU_SOURCE
+#endif
+#include <pthread.h>
+#include <stdint.h>
+
 #include "CArborAtomics.h"
 #include "CArborBarrier.h"
 #include "CArborThreadLocal.h"
@@ -34,6 +40,23 @@ __attribute__((nodebug)) int carbor_process_barrier_register(void) {
 __attribute__((nodebug)) int carbor_process_barrier(void) {
 #if defined(__linux__) && defined(__NR_membarrier)
     return syscall(__NR_membarrier, carbor_membarrier_private_expedited, 0, 0) == 0;
+#else
+    return 0;
+#endif
+}
+
+__attribute__((nodebug)) uintptr_t carbor_stack_lowest_address(void) {
+#if defined(__APPLE__)
+    pthread_t self = pthread_self();
+    return (uintptr_t)pthread_get_stackaddr_np(self) - pthread_get_stacksize_np(self);
+#elif defined(__linux__)
+    pthread_attr_t attributes;
+    if (pthread_getattr_np(pthread_self(), &attributes) != 0) return 0;
+    void *address = 0;
+    size_t size = 0;
+    int result = pthread_attr_getstack(&attributes, &address, &size);
+    pthread_attr_destroy(&attributes);
+    return result == 0 ? (uintptr_t)address : 0;
 #else
     return 0;
 #endif

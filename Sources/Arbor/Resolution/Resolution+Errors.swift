@@ -33,6 +33,20 @@ extension Resolution {
                 + "started).")
     }
 
+    /// `.depthLimitExceeded` for `key`, refused at `depth` because the thread's stack is nearly used up.
+    @inline(never)
+    func stackExhaustedError(_ key: ServiceKey, depth: Int) -> any Error {
+        var error = ResolutionError(
+            .depthLimitExceeded, key: key, path: path() + [key],
+            detail: """
+                Depth \(depth) is within maxResolutionDepth (\(state.pointee.maxDepth)), but a level more would \
+                overflow the thread's stack. Resolve on a thread with a larger stack (a secondary thread's stack is \
+                often 512 KB or less), or make the graph shallower.
+                """)
+        error.isStackLimit = true
+        return error
+    }
+
     /// `.notRegistered` for `key`, with the registrations of its type under other names or argument types.
     @inline(never)
     func notRegisteredError(_ key: ServiceKey) -> any Error {

@@ -1,3 +1,5 @@
+internal import CArborSupport
+
 /// One top-level `resolve` call: the state of the graph being built, and the ``Resolver`` its factories receive.
 ///
 /// A resolution owns everything a graph needs while it is built, and nothing outlives it: the depth, the path of
@@ -51,6 +53,8 @@ final class Resolution: Resolver, @unchecked Sendable {
         unowned(unsafe) var origin: Container
         /// Counts the top-level resolves this object ran: with `uniqueID`, the current one's identity.
         var serial = 0
+        /// The thread's ``ThreadContext/stackLimit``, where a nested resolve is refused.
+        var stackLimit: UInt = 0
         /// The thread's active resolution when this one began, restored when it finishes.
         var previousActive: Unmanaged<Resolution>?
         var maxDepth = 0
@@ -139,6 +143,7 @@ final class Resolution: Resolver, @unchecked Sendable {
         threadContext = context
         cache = context.cache
         uniqueID = UniqueNumber.next()
+        state.pointee.stackLimit = context.stackLimit
     }
 
     deinit {
@@ -300,10 +305,14 @@ final class Resolution: Resolver, @unchecked Sendable {
 
     // MARK: Building one level deeper
 
-    /// Starts building `frame` at `depth`, unless its instance is already being built further up: a cycle. Returns
-    /// the depth to go back to with `leave(toDepth:)`.
+    /// Starts building `frame` at `depth`, unless its instance is already being built further up (a cycle), or the
+    /// thread's stack is nearly used up. Returns the depth to go back to with `leave(toDepth:)`.
+    ///
+    /// The stack check compares this frame's address with the thread's limit: one comparison per nested build, so
+    /// a deep graph on a thread with a small stack throws `.depthLimitExceeded` instead of overflowing.
     @inline(__always)
     func enter(_ frame: Frame, key: ServiceKey, depth: Int) throws -> Int {
+        if UInt(carbor_frame_address()) < state.pointee.stackLimit { throw stackExhaustedError(key, depth: depth) }
         if state.pointee.building.elements.contains(where: { $0.slot == frame.slot }) {
             throw error(.circularDependency, key: key)
         }

@@ -59,6 +59,8 @@ public struct ResolutionError: Error, CustomStringConvertible {
     public var registeredAlternatives: [ServiceKey]
     /// Extra sentences for the description (the depth limit in force, the thread that was building, …).
     var detail: String?
+    /// For ``Reason/depthLimitExceeded``: the limit was the thread's stack, not `maxResolutionDepth`.
+    var isStackLimit = false
 
     init(
         _ reason: Reason,
@@ -98,6 +100,9 @@ public struct ResolutionError: Error, CustomStringConvertible {
             lines.append("  after the factories have returned, and keep that back reference weak, e.g.")
             lines.append("    container.register(Child.self) { _ in Child() }")
             lines.append("        .initCompleted { r, child in child.parent = try r.resolve(Parent.self) }")
+        case .depthLimitExceeded where isStackLimit:
+            lines.append("Arbor could not resolve \(key): the thread's stack is nearly used up.")
+            lines.append("  path: \(Self.describe(path))")
         case .depthLimitExceeded:
             lines.append("Arbor could not resolve \(key): the resolution is \(path.count - 1) levels deep.")
             lines.append("  path: \(Self.describe(path))")

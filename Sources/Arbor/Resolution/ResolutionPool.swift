@@ -17,6 +17,17 @@ final class ThreadContext {
     /// The innermost top-level resolution running on the thread: the one a `Lazy` or `Provider` made in it joins.
     /// Unretained: a resolution sets it when it begins and restores it when it finishes.
     @exclusivity(unchecked) var active: Unmanaged<Resolution>?
+    /// The lowest stack address a resolution may nest at on this thread: the bottom of the thread's stack plus
+    /// ``stackMargin``; 0 where the system does not tell (see ``Resolution/enter(_:key:depth:)``).
+    let stackLimit: UInt = {
+        let lowest = UInt(carbor_stack_lowest_address())
+        return lowest == 0 ? 0 : lowest + ThreadContext.stackMargin
+    }()
+
+    /// How much stack a resolution leaves unused, for the factory it is about to call, the next check, and the
+    /// error it throws there. A level of a resolve takes about 1 KB in a release build and 3–4 KB in a debug build
+    /// (the Performance article has the figures).
+    static let stackMargin: UInt = 32 * 1024
 
     /// The calling thread's context, made on first use.
     static var current: ThreadContext {

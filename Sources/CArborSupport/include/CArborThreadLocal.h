@@ -7,6 +7,8 @@
 #ifndef CARBOR_THREAD_LOCAL_H
 #define CARBOR_THREAD_LOCAL_H
 
+#include <stdint.h>
+
 extern _Thread_local void *_Nullable carbor_pooled_resolution;
 extern _Thread_local void *_Nullable carbor_thread_context;
 
@@ -38,6 +40,14 @@ static inline void *_Nullable *_Nonnull carbor_pooled_resolution_address(void) {
 /// An address unique to the calling thread while it runs: tells threads apart without a library call.
 static inline const void *_Nonnull carbor_thread_marker(void) {
     return &carbor_pooled_resolution;
+}
+
+/// The lowest address of the calling thread's stack (stacks grow down), or 0 if the system does not tell.
+uintptr_t carbor_stack_lowest_address(void);
+
+/// The address of the calling function's frame: how deep the thread's stack is in use.
+static inline uintptr_t carbor_frame_address(void) {
+    return (uintptr_t)__builtin_frame_address(0);
 }
 
 #endif
