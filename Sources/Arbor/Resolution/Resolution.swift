@@ -1,3 +1,5 @@
+internal import ArborPrimitives
+
 /// One top-level `resolve` call: the state of the graph being built, and the ``Resolver`` its factories receive.
 ///
 /// A resolution owns everything a graph needs while it is built, and nothing outlives it: the depth, the path of
