@@ -18,6 +18,7 @@ let package = Package(
         .executableTarget(name: "Examples", dependencies: ["Arbor"], path: "Examples"),
         .testTarget(name: "ArborTests", dependencies: ["Arbor", "ArborTesting"]),
         .testTarget(name: "ArborTestingTests", dependencies: ["Arbor", "ArborTesting"]),
+        .testTarget(name: "ArborPrimitivesTests", dependencies: ["ArborPrimitives"]),
     ],
     swiftLanguageModes: [.v6]
 )
