@@ -79,9 +79,11 @@ private final class SharedProtected<Value>: @unchecked Sendable {
             }
         }
         #expect(finished)
-        let total = shared.protected.withLock { $0 } + outside.value
-        #expect(total == Self.threads * Self.increments)
-        #expect(outside.value > 0)
+        shared.protected.lock()
+        let counted = outside.value
+        shared.protected.unlock()
+        #expect(shared.protected.withLock { $0 } + counted == Self.threads * Self.increments)
+        #expect(counted > 0)
     }
 
     @Test func protectedReleasesItsValue() {
