@@ -9,11 +9,16 @@ let package = Package(
     ],
     targets: [
         .target(name: "CArborSupport"),
-        .target(name: "Arbor", dependencies: ["CArborSupport"]),
+        // The unsafe building blocks (locks, atomics, manual memory, the registration table), with `package` access:
+        // not a product. To check their invariants as they run, build with the condition ARBOR_INTERNAL_CHECKS, in a
+        // build directory of its own: `swift test -Xswiftc -DARBOR_INTERNAL_CHECKS --scratch-path .build-checks`.
+        .target(name: "ArborPrimitives", dependencies: ["CArborSupport"]),
+        .target(name: "Arbor", dependencies: ["CArborSupport", "ArborPrimitives"]),
         .target(name: "ArborTesting", dependencies: ["Arbor"]),
         .executableTarget(name: "Examples", dependencies: ["Arbor"], path: "Examples"),
         .testTarget(name: "ArborTests", dependencies: ["Arbor", "ArborTesting"]),
         .testTarget(name: "ArborTestingTests", dependencies: ["Arbor", "ArborTesting"]),
+        .testTarget(name: "ArborPrimitivesTests", dependencies: ["ArborPrimitives"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,3 +1,5 @@
+internal import ArborPrimitives
+
 /// A node in a tree of containers: it holds registrations, resolves services, and shares permanent instances
 /// with its descendants.
 ///

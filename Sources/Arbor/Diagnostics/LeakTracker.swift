@@ -1,3 +1,5 @@
+internal import ArborPrimitives
+
 /// Finds the objects a test resolved that are still alive when they should be gone — typically a retain cycle.
 ///
 /// ```swift

@@ -1,3 +1,5 @@
+internal import ArborPrimitives
+
 /// What ``Container/validate(samples:)`` found.
 ///
 /// ```swift

@@ -1,3 +1,5 @@
+internal import ArborPrimitives
+
 /// A registration as a container stores it.
 ///
 /// Once a look-up has found an entry (`isPublished`), it never changes, so a resolution reads it without holding a

@@ -1,3 +1,5 @@
+internal import ArborPrimitives
+
 /// Decides who builds each permanent and weak instance, and who waits for whom, across all containers and threads.
 ///
 /// The rule it keeps: **a permanent instance is built at most once, and no resolution waits forever.**

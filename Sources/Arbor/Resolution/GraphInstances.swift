@@ -1,3 +1,5 @@
+internal import ArborPrimitives
+
 /// Identifies one instance within a graph: a registration, built from one context container.
 struct GraphSlot: Hashable {
     /// The registration's ``ServiceEntry/identity``.

@@ -1,3 +1,5 @@
+internal import ArborPrimitives
+
 /// Says that a storage holds no instance now.
 struct NotHeld: Error {}
 

@@ -1,3 +1,5 @@
+internal import ArborPrimitives
+
 /// The registrations one thread found lately, so a resolve that finds one again takes no lock.
 ///
 /// A slot remembers a key, the container the look-up started in, that container's version, and what the look-up

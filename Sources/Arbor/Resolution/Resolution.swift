@@ -1,3 +1,4 @@
+internal import ArborPrimitives
 internal import CArborSupport
 
 /// One top-level `resolve` call: the state of the graph being built, and the ``Resolver`` its factories receive.

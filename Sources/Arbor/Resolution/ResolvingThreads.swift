@@ -1,3 +1,4 @@
+internal import ArborPrimitives
 internal import CArborSupport
 
 /// Which trees of containers threads are resolving in right now: how a container knows when it may free the

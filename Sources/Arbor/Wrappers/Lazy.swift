@@ -1,3 +1,5 @@
+internal import ArborPrimitives
+
 /// A service that is resolved on first use, then kept: ask for `Lazy<T>` to put off building a `T` until it is
 /// needed. It can also break a cycle for a permanent or weak `T`; for a graph-scoped `T` used after the resolution
 /// that made the `Lazy` has finished, it resolves a new instance, so wire graph-scoped cycles with `initCompleted`.

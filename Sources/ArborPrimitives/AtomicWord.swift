@@ -1,0 +1,124 @@
+// Public: the operations below are inlined into Arbor, so the C atomics they call must be visible there.
+public import CArborSupport
+
+/// A machine word that threads read without a lock: loads acquire, stores release.
+///
+/// Safe because: the word lives in memory of its own that never moves, allocated by `init`, so its address is
+/// stable for the C atomics (`CArborAtomics.h`), and every access to it is one of those atomics. Copies of an
+/// `AtomicWord` share the word; its owner frees it once with `deallocate()`, after which no copy may be used. With
+/// `ARBOR_INTERNAL_CHECKS`, copies also share a flag that `deallocate()` sets, so a second `deallocate()` or an
+/// access after it stops the program.
+@usableFromInline
+package struct AtomicWord: @unchecked Sendable {
+    @usableFromInline let word: UnsafeMutablePointer<Int>
+    #if ARBOR_INTERNAL_CHECKS
+    @usableFromInline let liveness = AtomicWordLiveness()
+    #endif
+
+    @inlinable
+    package init(_ value: Int) {
+        word = .allocate(capacity: 1)
+        word.initialize(to: value)
+    }
+
+    /// A word alone on its cache line, for one that a thread writes often while others read it: sharing the line
+    /// with another thread's word would make the two threads' writes slow each other down.
+    @inlinable
+    package init(alone value: Int) {
+        let line = UnsafeMutableRawPointer.allocate(byteCount: 128, alignment: 128)
+        word = line.bindMemory(to: Int.self, capacity: 1)
+        word.initialize(to: value)
+    }
+
+    @inlinable
+    @inline(__always)
+    package func load() -> Int {
+        checkAllocated()
+        return carbor_load_acquire(word)
+    }
+
+    /// A load in the total order of sequentially consistent operations (a plain load on x86_64).
+    @inlinable
+    @inline(__always)
+    package func loadInTotalOrder() -> Int {
+        checkAllocated()
+        return carbor_load_seq_cst(word)
+    }
+
+    /// A store in the total order of sequentially consistent operations: no later load of this thread moves
+    /// before it.
+    @inlinable
+    @inline(__always)
+    package func storeInTotalOrder(_ value: Int) {
+        checkAllocated()
+        carbor_store_seq_cst(word, value)
+    }
+
+    /// A store that a compiler barrier keeps before later accesses: the light side of the process barrier
+    /// (`CArborBarrier.h`), ordered before this thread's later loads once another thread runs that barrier.
+    @inlinable
+    @inline(__always)
+    package func storeBeforeProcessBarrier(_ value: Int) {
+        checkAllocated()
+        carbor_store_before_process_barrier(word, value)
+    }
+
+    @inlinable
+    @inline(__always)
+    package func store(_ value: Int) {
+        checkAllocated()
+        carbor_store_release(word, value)
+    }
+
+    /// Adds `delta` and returns the value before.
+    @inlinable
+    @inline(__always)
+    package func fetchAdd(_ delta: Int) -> Int {
+        checkAllocated()
+        return carbor_fetch_add(word, delta)
+    }
+
+    @inlinable
+    package func deallocate() {
+        #if ARBOR_INTERNAL_CHECKS
+        precondition(liveness.markDeallocated(), "AtomicWord deallocated twice")
+        #endif
+        word.deallocate()
+    }
+
+    @inlinable
+    @inline(__always)
+    func checkAllocated() {
+        #if ARBOR_INTERNAL_CHECKS
+        precondition(!liveness.isDeallocated, "AtomicWord used after deallocate()")
+        #endif
+    }
+}
+
+#if ARBOR_INTERNAL_CHECKS
+/// Whether an ``AtomicWord`` was deallocated, shared by its copies: a flag in a word of its own, freed with the
+/// last copy, changed with the same C atomics.
+@usableFromInline
+final class AtomicWordLiveness: @unchecked Sendable {
+    let flag: UnsafeMutablePointer<Int>
+
+    @usableFromInline
+    init() {
+        flag = .allocate(capacity: 1)
+        flag.initialize(to: 0)
+    }
+
+    deinit {
+        flag.deallocate()
+    }
+
+    @usableFromInline
+    var isDeallocated: Bool { carbor_load_acquire(flag) != 0 }
+
+    /// Sets the flag; `false` if it was set already.
+    @usableFromInline
+    func markDeallocated() -> Bool {
+        carbor_fetch_add(flag, 1) == 0
+    }
+}
+#endif

@@ -1,0 +1,57 @@
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#else
+#error("Arbor needs pthreads on this platform.")
+#endif
+
+/// A value and the mutex that protects it, in one allocation.
+///
+/// The value is reached through pointers, so reading it under the lock costs no dynamic exclusivity check: the
+/// mutex already guarantees exclusive access. (Measured: a `var` on a class, read inside `withLock`, paid
+/// `swift_beginAccess` on every registry look-up.)
+///
+/// Safe because: the value and the mutex are the header and the one element of a `ManagedBuffer`, which never
+/// moves; `make(_:)` initializes the mutex before it returns the buffer, and `deinit` destroys it. The value is
+/// reached only through `withLock(_:)`, which holds the mutex for as long as `body` has the value, or between a
+/// `lock()` and its `unlock()` for state kept elsewhere. Every pthread return code is checked (``PthreadMutex``).
+@usableFromInline
+package final class Protected<Value>: ManagedBuffer<Value, pthread_mutex_t> {
+    @inlinable
+    package static func make(_ value: Value) -> Protected<Value> {
+        let buffer = unsafeDowncast(Self.create(minimumCapacity: 1) { _ in value }, to: Protected<Value>.self)
+        buffer.withUnsafeMutablePointerToElements { PthreadMutex.initialize($0) }
+        return buffer
+    }
+
+    deinit {
+        withUnsafeMutablePointerToElements { PthreadMutex.destroy($0) }
+    }
+
+    /// Runs `body` with the lock held and the value open for change.
+    @inlinable
+    @inline(__always)
+    package func withLock<Result: ~Copyable>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+        try withUnsafeMutablePointers { value, mutex in
+            PthreadMutex.lock(mutex)
+            defer { PthreadMutex.unlock(mutex) }
+            return try body(&value.pointee)
+        }
+    }
+
+    /// Takes the lock, for state that lives elsewhere but is guarded by this mutex. Pair with `unlock()`.
+    @inlinable
+    @inline(__always)
+    package func lock() {
+        withUnsafeMutablePointerToElements { PthreadMutex.lock($0) }
+    }
+
+    @inlinable
+    @inline(__always)
+    package func unlock() {
+        withUnsafeMutablePointerToElements { PthreadMutex.unlock($0) }
+    }
+}

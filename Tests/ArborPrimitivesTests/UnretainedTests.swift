@@ -1,0 +1,61 @@
+import ArborPrimitives
+import Testing
+
+private final class Node {
+    let name: String
+    init(_ name: String) { self.name = name }
+}
+
+@Suite struct UnretainedTests {
+    @Test func identity() {
+        let first = Node("a")
+        let second = Node("a")
+        let reference = Unretained(first)
+        #expect(reference == Unretained(first))
+        #expect(reference != Unretained(second))
+        #expect(reference.refers(to: first))
+        #expect(!reference.refers(to: second))
+        #expect(reference.hashValue == Unretained(first).hashValue)
+        #expect(Set([reference, Unretained(first), Unretained(second)]).count == 2)
+        #expect(reference.object === first)
+        #expect(reference.unmanaged.takeUnretainedValue() === first)
+        #expect(Unretained(Unmanaged.passUnretained(second)).object === second)
+    }
+
+    @Test func opaqueRoundTrip() {
+        let node = Node("n")
+        let reference = Unretained(node)
+        let pointer = reference.toOpaque()
+        #expect(pointer == Unmanaged.passUnretained(node).toOpaque())
+        let back = Unretained<Node>(fromOpaque: pointer)
+        #expect(back == reference)
+        #expect(back.object === node)
+    }
+
+    @Test func borrow() throws {
+        struct Failure: Error {}
+        let node = Node("borrowed")
+        let reference = Unretained(node)
+        let name = reference.withObject { object -> String in
+            #expect(object === node)
+            return object.name
+        }
+        #expect(name == "borrowed")
+        #expect(throws: Failure.self) { try reference.withObject { _ in throw Failure() } }
+    }
+
+    /// A normal build keeps no strong reference: the object stays uniquely referenced, and it is freed while the
+    /// `Unretained` still exists. With `ARBOR_INTERNAL_CHECKS` the reference keeps the object alive instead.
+    @Test func retainsOnlyWithInternalChecks() {
+        var node = Node("owner")
+        weak let watcher = node
+        let reference = Unretained(node)
+        #expect(isKnownUniquelyReferenced(&node) == !arborInternalChecksEnabled)
+        node = Node("other")
+        #expect((watcher == nil) == !arborInternalChecksEnabled)
+        withExtendedLifetime(reference) {}
+        let expectedWords = arborInternalChecksEnabled ? 2 : 1
+        #expect(MemoryLayout<Unretained<Node>>.size == expectedWords * MemoryLayout<Int>.size)
+        #expect(MemoryLayout<Unretained<Node>?>.size == MemoryLayout<Unretained<Node>>.size)
+    }
+}
