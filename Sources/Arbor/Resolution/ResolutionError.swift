@@ -21,32 +21,54 @@
 /// ```
 public struct ResolutionError: Error, CustomStringConvertible {
     /// What went wrong.
+    ///
+    /// New reasons may be added in a minor release: a `switch` over a reason outside Arbor needs an
+    /// `@unknown default` (the compiler asks for it). Matching one reason reads as usual:
+    ///
+    /// ```swift
+    /// if case .factoryFailed(let underlying) = error.reason { log(underlying) }
+    /// switch error.reason {
+    /// case .notRegistered: registerDefaults()
+    /// case .factoryFailed(let underlying): throw underlying
+    /// default: throw error
+    /// }
+    /// ```
+    #if compiler(>=6.3)
+    @nonexhaustive
     public enum Reason: Sendable, CustomStringConvertible {
         /// Nothing is registered under the key, in the container or any of its ancestors.
         case notRegistered
         /// The service is already being built further up the path, and there is no instance to share yet.
         case circularDependency
-        /// The resolution went deeper than the starting container's ``Container/maxResolutionDepth``.
+        /// The resolution went deeper than the starting container's ``Container/maxResolutionDepth``, or than the
+        /// thread's stack allows.
         case depthLimitExceeded
         /// A factory or an `initCompleted` hook threw this error.
         case factoryFailed(any Error)
         /// A registration's instance is not of the type it was asked for.
         case typeMismatch
-        /// The container the resolution started in, or an ancestor of it, was closed (``Container/close()``).
+        /// The container the resolution started in, or an ancestor of it, was closed (``Container/close()``), or
+        /// no longer exists.
         case containerClosed
-
-        /// The reason's name, such as `notRegistered`; `factoryFailed` includes the underlying error.
-        public var description: String {
-            switch self {
-            case .notRegistered: "notRegistered"
-            case .circularDependency: "circularDependency"
-            case .depthLimitExceeded: "depthLimitExceeded"
-            case .factoryFailed(let error): "factoryFailed(\(error))"
-            case .typeMismatch: "typeMismatch"
-            case .containerClosed: "containerClosed"
-            }
-        }
     }
+    #else
+    public enum Reason: Sendable, CustomStringConvertible {
+        /// Nothing is registered under the key, in the container or any of its ancestors.
+        case notRegistered
+        /// The service is already being built further up the path, and there is no instance to share yet.
+        case circularDependency
+        /// The resolution went deeper than the starting container's ``Container/maxResolutionDepth``, or than the
+        /// thread's stack allows.
+        case depthLimitExceeded
+        /// A factory or an `initCompleted` hook threw this error.
+        case factoryFailed(any Error)
+        /// A registration's instance is not of the type it was asked for.
+        case typeMismatch
+        /// The container the resolution started in, or an ancestor of it, was closed (``Container/close()``), or
+        /// no longer exists.
+        case containerClosed
+    }
+    #endif
 
     /// What went wrong.
     public var reason: Reason
@@ -156,5 +178,29 @@ public struct ResolutionError: Error, CustomStringConvertible {
         let head = path.prefix(3).map(\.description)
         let tail = path.suffix(6).map(\.description)
         return (head + ["… \(path.count - 9) more …"] + tail).joined(separator: " → ")
+    }
+}
+
+extension ResolutionError.Reason {
+    /// The reason's name, such as `notRegistered`; `factoryFailed` includes the underlying error.
+    public var description: String {
+        switch self {
+        case .notRegistered: "notRegistered"
+        case .circularDependency: "circularDependency"
+        case .depthLimitExceeded: "depthLimitExceeded"
+        case .factoryFailed(let error): "factoryFailed(\(error))"
+        case .typeMismatch: "typeMismatch"
+        case .containerClosed: "containerClosed"
+        }
+    }
+
+    /// The error a factory or hook threw, for ``factoryFailed(_:)``; `nil` for every other reason.
+    ///
+    /// ```swift
+    /// if let underlying = error.reason.underlyingError as? DatabaseError { … }
+    /// ```
+    public var underlyingError: (any Error)? {
+        if case .factoryFailed(let error) = self { return error }
+        return nil
     }
 }
