@@ -71,8 +71,12 @@ final class GraphHarness {
     let log: GraphLog
     private(set) var containers: [Container] = []
     private(set) var held: [PNode] = []
+    /// A leak tracker on the root, when the harness runs `watched`: every resolve then takes the engine's general
+    /// path (the rules), never the fast path.
+    private var tracker: LeakTracker?
 
-    init(_ spec: GraphSpec, faults: Bool) {
+    /// `watched` attaches a `LeakTracker` to the root container, so the same graph runs through the general path.
+    init(_ spec: GraphSpec, faults: Bool, watched: Bool = false) {
         self.spec = spec
         log = GraphLog(spec, faultsEnabled: faults)
         for container in spec.containers {
@@ -81,6 +85,7 @@ final class GraphHarness {
             if let limit = container.depthLimit { made.maxResolutionDepth = limit }
             containers.append(made)
         }
+        if watched, let root = containers.first { tracker = LeakTracker(root) }
         for registration in spec.registrations where registration.initiallyRegistered {
             register(registration)
         }
@@ -129,6 +134,7 @@ final class GraphHarness {
         let references = containers.map(WeakRef.init)
         held = []
         containers = []
+        tracker = nil
         return references
     }
 

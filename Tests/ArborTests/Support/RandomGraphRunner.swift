@@ -26,7 +26,8 @@ struct RandomGraphRunner {
 
         var summary: String {
             let errors = failures.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
-            var text = "\(graphs) graphs (\(services) services, \(registrations) registrations), \(resolves) resolves: "
+            var text = "\(graphs) graphs (\(services) services, \(registrations) registrations), each run twice (fast "
+            text += "path, and watched by a LeakTracker: the general path); per run \(resolves) resolves: "
             text += "\(succeeded) returned, \(resolves - succeeded) threw [\(errors)]; \(instances) instances built"
             if twinComparisons > 0 { text += "; \(twinComparisons) operations matched against the fault-free twin" }
             return text
@@ -71,13 +72,25 @@ struct RandomGraphRunner {
         print("\(suite): \(statistics.summary), in \(String(format: "%.1f", seconds)) s")
     }
 
-    /// Runs one graph; returns what went wrong, or `nil`.
+    /// Runs one graph twice — through the engine's fast path, and watched by a leak tracker, which sends every
+    /// resolve through the general path (the rules) — and compares each run with the model. Returns what went wrong,
+    /// or `nil`.
     func check(_ graph: RandomGraph, statistics: inout Statistics) -> String? {
-        let spec = graph.spec
         statistics.graphs += 1
-        statistics.services += spec.services.count
-        statistics.registrations += spec.registrations.count
-        var harness: GraphHarness? = GraphHarness(spec, faults: shape.faults)
+        statistics.services += graph.spec.services.count
+        statistics.registrations += graph.spec.registrations.count
+        statistics.instances += graph.instances.count
+        for watched in [false, true] {
+            if let problem = check(graph, watched: watched, statistics: &statistics) {
+                return watched ? "with a LeakTracker attached (the general path): \(problem)" : problem
+            }
+        }
+        return nil
+    }
+
+    private func check(_ graph: RandomGraph, watched: Bool, statistics: inout Statistics) -> String? {
+        let spec = graph.spec
+        var harness: GraphHarness? = GraphHarness(spec, faults: shape.faults, watched: watched)
         var twinHarness: GraphHarness? = twin ? GraphHarness(spec, faults: false) : nil
         var pairs = SerialPairs()
         let log = harness!.log
@@ -93,7 +106,7 @@ struct RandomGraphRunner {
             if let problem = GraphComparison.mismatch(real: real, step: step, graph: graph, log: log) {
                 return "\(place): \(problem)\n  (the operation's outcome: \(GraphComparison.describe(real)))"
             }
-            if case .resolve = operation {
+            if case .resolve = operation, !watched {
                 statistics.resolves += 1
                 switch real {
                 case .success: statistics.succeeded += 1
@@ -108,9 +121,9 @@ struct RandomGraphRunner {
                 continue
             }
             guard let twinHarness else { continue }
+            if !watched { statistics.twinComparisons += 1 }
             let twinCallsBefore = twinLog!.factoryCallCounts
             let twinReal = twinHarness.perform(operation)
-            statistics.twinComparisons += 1
             let delta = zip(log.factoryCallCounts, callsBefore).map { $0 - $1 }
             let twinDelta = zip(twinLog!.factoryCallCounts, twinCallsBefore).map { $0 - $1 }
             if delta != twinDelta {
@@ -124,8 +137,6 @@ struct RandomGraphRunner {
                 return "\(place): differs from the fault-free twin, which never ran the failed resolves: \(problem)"
             }
         }
-        statistics.instances += graph.instances.count
-
         // Dropping the containers and the roots frees every container and every instance.
         let containers = harness!.tearDown()
         harness = nil
