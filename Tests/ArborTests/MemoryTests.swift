@@ -417,7 +417,7 @@ private enum ExampleGraphs {
 // MARK: - Measuring
 
 /// The resident set size, from /proc/self/statm; `nil` where there is none.
-private func residentBytes() -> Int? {
+func residentBytes() -> Int? {
     #if os(Linux)
     guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return nil }
     let fields = text.split(separator: " ")

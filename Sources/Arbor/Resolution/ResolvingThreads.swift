@@ -37,6 +37,9 @@ final class ResolvingThreads: @unchecked Sendable {
         lock.withLock { flags[ObjectIdentifier(cache)] = flag }
     }
 
+    /// How many threads have a flag: one per thread that resolved and still runs (a cache is the thread's).
+    var count: Int { lock.withLock { flags.count } }
+
     /// Forgets a thread's flag. Call when the look-up cache is freed.
     func remove(for cache: LookupCache) {
         lock.withLock { _ = flags.removeValue(forKey: ObjectIdentifier(cache)) }
