@@ -509,20 +509,15 @@ struct Lookup: ~Copyable {
 }
 
 /// The storages of registrations that left a container, retired under its lock: they build nothing more, and an
-/// instance one of them is still building is released when it is published (``InstanceStorage``). `finish()`, after
-/// the lock, runs the release hooks of the instances they held and lets the resolutions waiting for them look
-/// their keys up again.
+/// instance one of them is still building is released when it is published (``InstanceStorage``); resolutions
+/// waiting for that instance then look their keys up again. `finish()`, after the lock, runs the release hooks of
+/// the instances they held.
 struct Retirement {
     private var released: [ReleasedInstance] = []
-    private var wasBuilding = false
 
     /// Retires `storages`. Call with their container's lock held.
     init(_ storages: [InstanceStorage]) {
-        for storage in storages {
-            let (instance, building) = storage.retireLocked()
-            if let instance { released.append(instance) }
-            wasBuilding = wasBuilding || building
-        }
+        released = storages.compactMap { $0.retireLocked() }
     }
 
     init(_ storage: InstanceStorage?) {
@@ -532,6 +527,5 @@ struct Retirement {
     /// Call after the container's lock.
     func finish() {
         ReleasedInstance.run(released)
-        if wasBuilding { CreationCoordinator.shared.wakeWaiters() }
     }
 }

@@ -171,11 +171,6 @@ final class CreationCoordinator: @unchecked Sendable {
         withExtendedLifetime(dropped) {}
     }
 
-    /// Wakes every waiting resolution to look again at what it waits for: a storage it waits for was retired.
-    func wakeWaiters() {
-        lock.withLock { lock.broadcast() }
-    }
-
     // MARK: Finishing
 
     /// Ends `member`'s part in `group`: with `failure`, the group fails; without, the member waits until the rest

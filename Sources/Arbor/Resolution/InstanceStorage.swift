@@ -140,11 +140,9 @@ final class InstanceStorage: @unchecked Sendable {
 
     /// Retires the storage: its registration left the container. Drops the held instance like `releaseLocked()`;
     /// an instance being built is released when it is published. Call with the owning container's lock held.
-    /// Returns whether an instance is being built, whose waiters should look again.
-    func retireLocked() -> (released: ReleasedInstance?, wasBuilding: Bool) {
+    func retireLocked() -> ReleasedInstance? {
         isRetired = true
-        if case .building = state { return (nil, true) }
-        return (releaseLocked(), false)
+        return releaseLocked()
     }
 
     // MARK: Building; called by the coordinator with its lock held

@@ -1,0 +1,119 @@
+import Arbor
+import Foundation
+import Testing
+
+private final class SDNode: @unchecked Sendable {
+    let next: SDNode?
+    var first: SDNode?
+    init(next: SDNode?) { self.next = next }
+}
+
+/// The two chains the stack limits are checked with.
+enum SDChain: String, CaseIterable, CustomTestStringConvertible {
+    /// Permanent services, each with an `initCompleted` hook that resolves the first one (already being built: the
+    /// hook gets it from the resolution).
+    case permanentWithHooks
+    /// Graph-scoped services, no hooks.
+    case graph
+
+    var testDescription: String { rawValue }
+
+    /// How many services make a chain as deep as `maxResolutionDepth` allows: the last hook of a chain with hooks
+    /// resolves one level below its instance.
+    func services(forDepth depth: Int) -> Int {
+        self == .permanentWithHooks ? depth : depth + 1
+    }
+}
+
+/// Registers a chain of `count` services, named "0", "1", …: each one's factory resolves the next.
+private func chain(_ kind: SDChain, count: Int) -> Container {
+    let container = Container()
+    for index in 0..<count {
+        let registration = container.register(SDNode.self, name: "\(index)") { r in
+            SDNode(next: index + 1 < count ? try r.resolve(SDNode.self, name: "\(index + 1)") : nil)
+        }
+        switch kind {
+        case .permanentWithHooks:
+            registration.inObjectScope(.permanent)
+                .initCompleted { r, node in node.first = try r.resolve(SDNode.self, name: "0") }
+        case .graph:
+            registration.inObjectScope(.graph)
+        }
+    }
+    return container
+}
+
+/// Resolves the chain's first service on a new thread with a stack of `stackKB` kilobytes.
+private func resolveFirst(of container: Container, stackKB: Int) -> Result<SDNode, any Error>? {
+    let done = DispatchSemaphore(value: 0)
+    let result = Box<Result<SDNode, any Error>>()
+    let thread = Thread {
+        result.value = Result { try container.resolve(SDNode.self, name: "0") }
+        done.signal()
+    }
+    thread.stackSize = stackKB << 10
+    thread.start()
+    guard done.wait(timeout: .now() + 30) == .success else { return nil }
+    return result.value
+}
+
+// The stack: a chain as deep as the default depth limit (200) resolves on a thread with a 256 KB stack, one level
+// more throws `.depthLimitExceeded`, and a resolution about to run out of stack throws instead of overflowing, on any
+// thread. An optimised build needs about 1 KB a level; a debug build several times that, so in a debug build (the
+// README's `swift test`) a chain of 200 may meet the stack check first — it must then throw, never crash. CI also
+// runs this suite in a release build, where the chains must resolve.
+@Suite struct StackDepthTests {
+    @Test(arguments: SDChain.allCases)
+    func aChainAsDeepAsTheDefaultLimitResolvesOnA256KBStack(_ kind: SDChain) throws {
+        let container = chain(kind, count: kind.services(forDepth: 200))
+        #expect(container.maxResolutionDepth == 200)
+        let outcome = try #require(resolveFirst(of: container, stackKB: 256), "the resolve did not finish")
+        switch outcome {
+        case .success(let node):
+            var depth = 0
+            var current: SDNode? = node
+            while let next = current?.next {
+                current = next
+                depth += 1
+            }
+            #expect(depth == kind.services(forDepth: 200) - 1)
+            if kind == .permanentWithHooks { #expect(current?.first === node, "the last hook did not run") }
+        case .failure(let error):
+            #if DEBUG
+            let resolutionError = try #require(error as? ResolutionError, "\(error)")
+            #expect(resolutionError.kind == .depthLimitExceeded)
+            #expect("\(resolutionError)".contains("stack"), "\(resolutionError)")
+            #else
+            Issue.record("a chain of \(kind) 200 deep did not resolve on a 256 KB stack: \(error)")
+            #endif
+        }
+    }
+
+    @Test(arguments: SDChain.allCases)
+    func oneLevelMoreThrowsDepthLimitExceededOnA256KBStack(_ kind: SDChain) throws {
+        let container = chain(kind, count: kind.services(forDepth: 201))
+        let outcome = try #require(resolveFirst(of: container, stackKB: 256), "the resolve did not finish")
+        let error = try #require(resolutionError { try outcome.get() })
+        #expect(error.kind == .depthLimitExceeded)
+        #if !DEBUG
+        #expect(!"\(error)".contains("stack"), "the stack, not maxResolutionDepth, stopped it: \(error)")
+        #expect(error.path.count == 202)
+        #endif
+    }
+
+    @Test(arguments: [128, 256, 1_024])
+    func aResolutionAboutToRunOutOfStackThrowsInsteadOfOverflowing(stackKB: Int) throws {
+        // Deeper than any of these stacks can hold, with the depth limit out of the way.
+        let container = chain(.graph, count: 20_000)
+        container.maxResolutionDepth = 100_000
+        let outcome = try #require(resolveFirst(of: container, stackKB: stackKB), "the resolve did not finish")
+        let error = try #require(resolutionError { try outcome.get() })
+        #expect(error.kind == .depthLimitExceeded)
+        #expect("\(error)".contains("the thread's stack is nearly used up"), "\(error)")
+        #expect(error.path.count > 20, "it stopped at depth \(error.path.count - 1) on a \(stackKB) KB stack")
+        // After the error, the same thread-sized work resolves when it fits: nothing was left behind.
+        container.maxResolutionDepth = 10
+        let shallow = try #require(resolveFirst(of: chain(.graph, count: 5), stackKB: stackKB))
+        #expect((try? shallow.get()) != nil)
+    }
+}
