@@ -140,6 +140,22 @@ private func onItsOwnThread(
         }
     }
 
+    /// Arbor's documented choice for a resolver kept only weakly or unowned: its container keeps it, so it works as
+    /// long as the container lives; once the container is gone, the weak reference is `nil`.
+    @Test func aWeaklyKeptResolverWorksWhileItsContainerLivesAndIsNilAfter() {
+        let answers = onItsOwnThread {
+            var mine: Container? = makeContainer("mine")
+            let keeper = try mine!.resolve(KRWeakKeeper.self)
+            var answers = [Answer { try keeper.resolver?.resolve(KRService.self) }]
+            try resolveInAnotherContainer()
+            answers.append(Answer { try keeper.resolver?.resolve(KRService.self) })
+            mine = nil
+            answers.append(Answer { try keeper.resolver?.resolve(KRService.self) })
+            return answers
+        }
+        #expect(answers == [.resolved("mine"), .resolved("mine"), .becameNil])
+    }
+
     @Test func anUnownedKeptResolverResolvesInItsOwnContainer() {
         let answers = onItsOwnThread {
             let mine = makeContainer("mine")

@@ -520,12 +520,15 @@ struct Retirement {
         released = storages.compactMap { $0.retireLocked() }
     }
 
+    /// Retires `storage`, if there is one: the common case of a registration that replaced none, or a transient
+    /// or graph-scoped one, costs nothing (measured: building and sorting an empty list was a tenth of a
+    /// registration).
     init(_ storage: InstanceStorage?) {
-        self.init(storage.map { [$0] } ?? [])
+        if let released = storage?.retireLocked() { self.released = [released] }
     }
 
     /// Call after the container's lock.
     func finish() {
-        ReleasedInstance.run(released)
+        if !released.isEmpty { ReleasedInstance.run(released) }
     }
 }

@@ -37,9 +37,11 @@ extension Resolution {
         arguments: UnsafeRawPointer,
         into result: UnsafeMutablePointer<Service>
     ) throws -> Bool {
-        cache.beginResolving(in: container)
-        defer { cache.endResolving() }
-        guard let slot = cache.hit(key, in: container), !slot.pointee.isClosed, slot.pointee.diagnostics == nil else {
+        withCache { $0.beginResolving(in: container) }
+        defer { withCache { $0.endResolving() } }
+        guard let slot = withCache({ $0.hit(key, in: container) }), !slot.pointee.isClosed,
+            slot.pointee.diagnostics == nil
+        else {
             return false
         }
         let found = Found(entry: slot.pointee.entry!, owner: slot.pointee.owner!)

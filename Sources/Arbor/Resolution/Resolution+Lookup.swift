@@ -10,7 +10,7 @@ extension Resolution {
     @inline(__always)
     func find(_ key: ServiceKey, in container: Unmanaged<Container>) -> Found? {
         let version = container._withUnsafeGuaranteedRef { $0.version }.loadInTotalOrder()
-        let slot = cache.hit(key, at: container.toOpaque(), version: version)
+        let slot = withCache { $0.hit(key, at: container.toOpaque(), version: version) }
         if let slot { return Found(entry: slot.pointee.entry!, owner: slot.pointee.owner!) }
         return findSlowly(key, in: container.takeUnretainedValue())
     }
@@ -18,7 +18,7 @@ extension Resolution {
     func findSlowly(_ key: ServiceKey, in container: Container) -> Found? {
         let lookup = container.lookupForResolution(key)
         guard let found = lookup.found else { return nil }
-        cache.store(key, in: container, version: lookup.version, found: found, lookup: lookup)
+        withCache { $0.store(key, in: container, version: lookup.version, found: found, lookup: lookup) }
         return found
     }
 

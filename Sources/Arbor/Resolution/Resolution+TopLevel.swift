@@ -4,7 +4,7 @@ extension Resolution {
     /// Resolves a service as a new top-level resolution that starts in `container`.
     ///
     /// Usually in the thread's pooled resolution, borrowed without taking it out of the pool; in a new one when
-    /// that is busy (a factory called a container's `resolve`) or after a deadlock retry.
+    /// that is busy (a factory called a container's `resolve`).
     @inline(__always)
     static func resolve<Service>(_ serviceType: Service.Type, name: String?, in container: Container) throws -> Service
     {
@@ -100,8 +100,8 @@ extension Resolution {
         in container: Container,
         resolveFound: (Found?) throws -> Service
     ) throws -> Service {
-        cache.beginResolving(in: container)
-        defer { cache.endResolving() }
+        withCache { $0.beginResolving(in: container) }
+        defer { withCache { $0.endResolving() } }
         let lookup = try lookUpTopLevel(key, in: container)
         // Fast path: an instance a permanent or weak registration already holds needs no resolution at all.
         if let found = lookup.found, found.shape == .held {
@@ -125,7 +125,7 @@ extension Resolution {
         _ key: ServiceKey,
         in container: Container
     ) throws -> (found: Found?, depthLimit: Int, diagnostics: Diagnostics?) {
-        if let slot = cache.hit(key, in: container) {
+        if let slot = withCache({ $0.hit(key, in: container) }) {
             if slot.pointee.isClosed { throw ResolutionError(.containerClosed, key: key, path: [key]) }
             let found = Found(entry: slot.pointee.entry!, owner: slot.pointee.owner!)
             // Copied only when there is one: copying `nil` still calls the runtime to retain and release it.
@@ -136,7 +136,7 @@ extension Resolution {
         let lookup = container.lookupForResolution(key)
         if lookup.isClosed { throw ResolutionError(.containerClosed, key: key, path: [key]) }
         if let found = lookup.found {
-            cache.store(key, in: container, version: lookup.version, found: found, lookup: lookup)
+            withCache { $0.store(key, in: container, version: lookup.version, found: found, lookup: lookup) }
         }
         return (lookup.found, lookup.depthLimit, lookup.diagnostics)
     }

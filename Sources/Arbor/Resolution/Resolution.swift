@@ -24,10 +24,6 @@ internal import CArborSupport
 final class Resolution: Resolver, @unchecked Sendable {
     /// The thread the resolution runs on; only it touches the state below.
     let thread: ThreadID
-    /// The thread's look-up cache and context. Unretained: the thread keeps them while it runs, and a resolution
-    /// touches them only while it runs on its thread; a detached one never does.
-    unowned(unsafe) let cache: LookupCache
-    unowned(unsafe) let threadContext: ThreadContext
     /// A number no other resolution object had: with `State.serial`, names one top-level resolve
     /// (``ResolutionIdentity``).
     let uniqueID: Int
@@ -56,6 +52,11 @@ final class Resolution: Resolver, @unchecked Sendable {
         var serial = 0
         /// The thread's ``ThreadContext/stackLimit``, where a nested resolve is refused.
         var stackLimit: UInt = 0
+        /// The thread's context and look-up cache. Unretained, and borrowed where used (measured: loading them from
+        /// `unowned(unsafe)` properties retained and released each, two pairs per resolve): the thread keeps them
+        /// while it runs, and a resolution touches them only while it runs on its thread; a detached one never does.
+        var threadContext: Unmanaged<ThreadContext>
+        var cache: Unmanaged<LookupCache>
         /// The thread's active resolution when this one began, restored when it finishes.
         var previousActive: Unmanaged<Resolution>?
         var maxDepth = 0
@@ -138,19 +139,25 @@ final class Resolution: Resolver, @unchecked Sendable {
 
     init(origin: Container) {
         state = .allocate(capacity: 1)
-        state.initialize(to: State(origin: origin, context: .passUnretained(origin)))
-        thread = .current
         let context = ThreadContext.current
-        threadContext = context
-        cache = context.cache
+        state.initialize(
+            to: State(
+                origin: origin, stackLimit: context.stackLimit, threadContext: .passUnretained(context),
+                cache: .passUnretained(context.cache), context: .passUnretained(origin)))
+        thread = .current
         uniqueID = UniqueNumber.next()
-        state.pointee.stackLimit = context.stackLimit
     }
 
     deinit {
         if state.pointee.phase != .detached { deallocateBuffers() }
         state.deinitialize(count: 1)
         state.deallocate()
+    }
+
+    /// Runs `body` with the thread's look-up cache, borrowed.
+    @inline(__always)
+    func withCache<Result>(_ body: (LookupCache) throws -> Result) rethrows -> Result {
+        try state.pointee.cache._withUnsafeGuaranteedRef(body)
     }
 
     private func deallocateBuffers() {
@@ -230,8 +237,10 @@ final class Resolution: Resolver, @unchecked Sendable {
         state.pointee.phase = .active
         state.pointee.lentOut = true
         state.pointee.serial &+= 1
-        state.pointee.previousActive = threadContext.active
-        threadContext.active = .passUnretained(self)
+        state.pointee.threadContext._withUnsafeGuaranteedRef { context in
+            state.pointee.previousActive = context.active
+            context.active = .passUnretained(self)
+        }
     }
 
     /// Completes a resolution whose outermost resolve returned: runs the hooks it queued, then publishes the
@@ -290,7 +299,7 @@ final class Resolution: Resolver, @unchecked Sendable {
         if !state.pointee.pendingHooks.isEmpty { dropPendingHooks() }
         if !state.pointee.building.isEmpty { state.pointee.building.removeAll() }
         if state.pointee.diagnostics != nil { state.pointee.diagnostics = nil }
-        threadContext.active = state.pointee.previousActive
+        state.pointee.threadContext._withUnsafeGuaranteedRef { $0.active = state.pointee.previousActive }
         state.pointee.phase = .finished
     }
 
