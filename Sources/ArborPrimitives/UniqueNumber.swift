@@ -6,7 +6,7 @@
 /// around, after 2⁶³ numbers).
 @usableFromInline
 package enum UniqueNumber {
-    /// Starts at 2: 0 and 1 mean "none" and "any" where these numbers are published (Arbor's `ResolvingThreads`).
+    /// Starts at 2: 0 and 1 mean "none" and "any" where these numbers are published (`Reclamation`).
     @usableFromInline static let counter = AtomicWord(2)
 
     /// The smallest number `next()` ever returns.

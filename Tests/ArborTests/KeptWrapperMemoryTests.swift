@@ -47,7 +47,7 @@ private final class KWViewModel: @unchecked Sendable {
         onAnotherThread { () -> (caches: Int, pooledKept: Bool, bytes: Int?) in
             _ = try? container.resolve(KWEngine.self)  // the thread's cache and pooled resolution exist from here on
             let pooled = carborPooledResolutionAddress()
-            let caches = ResolvingThreads.shared.count
+            let caches = LookupCache.count
             let before = allocatedBytes()
             let models = (0..<10_000).compactMap { _ in try? container.resolve(KWViewModel.self) }
             let after = allocatedBytes()
@@ -56,7 +56,7 @@ private final class KWViewModel: @unchecked Sendable {
             let samePooled = pooled != nil && carborPooledResolutionAddress() == pooled
             let bytes = before.flatMap { start in after.map { $0 - start } }
             withExtendedLifetime(models) {}
-            return (ResolvingThreads.shared.count - caches, samePooled && kept, bytes)
+            return (LookupCache.count - caches, samePooled && kept, bytes)
         }
     }
 
@@ -80,7 +80,7 @@ private final class KWViewModel: @unchecked Sendable {
         let deadline = Date().addingTimeInterval(5)
         var alive = Int.max
         repeat {
-            alive = ResolvingThreads.shared.count
+            alive = LookupCache.count
             if alive < threads { break }
             usleep(10_000)
         } while Date() < deadline

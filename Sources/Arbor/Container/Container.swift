@@ -35,7 +35,7 @@ public final class Container: Resolver, @unchecked Sendable {
     /// their cached look-ups against it (``LookupCache``).
     let version = AtomicWord(UniqueNumber.next())
     /// Identifies the tree: a number the root got when it was made, which threads resolving in the tree publish
-    /// (``ResolvingThreads``). Never 0 or 1.
+    /// (``Reclamation``). Never 0 or 1.
     let root: Int
 
     /// Makes a container.
@@ -78,7 +78,7 @@ public final class Container: Resolver, @unchecked Sendable {
     }
 
     /// Frees an entry that left the registry once no thread can still be resolving with it, and keeps it until
-    /// then (``ResolvingThreads``). Call after `changed()` and `invalidateDescendantCaches()`, without the lock:
+    /// then (``Reclamation``). Call after `changed()` and `invalidateDescendantCaches()`, without the lock:
     /// freeing an entry frees what its factory captured, whose deinit may use the container.
     ///
     /// An entry no look-up ever found (`isPublished` false) is in no cache and in no resolve: it is freed at once.
@@ -94,7 +94,7 @@ public final class Container: Resolver, @unchecked Sendable {
             return registry.retired
         }
         guard !waiting.isEmpty else { return }
-        if ResolvingThreads.shared.noneResolving(in: root) {
+        if Reclamation.shared.isQuiescent(root) {
             withExtendedLifetime(waiting) {}
         } else {
             registry.withLock { $0.retired += waiting }
@@ -448,7 +448,7 @@ struct WeakContainer {
 /// What a look-up found: the registration, and the container that holds it.
 ///
 /// Both unretained: a container keeps every entry it held while a thread may still resolve with it (see
-/// ``ResolvingThreads``), and the owner is the container the look-up started in or one of its ancestors, which the
+/// ``Reclamation``), and the owner is the container the look-up started in or one of its ancestors, which the
 /// caller keeps alive. (Measured: retaining them was a tenth of a resolve, and two threads retaining the same
 /// entries slowed each other down.)
 struct Found {

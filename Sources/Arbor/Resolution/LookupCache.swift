@@ -9,7 +9,7 @@ internal import ArborPrimitives
 /// tells containers apart.
 ///
 /// Slots refer to entries and owners unretained: a container frees an entry that left its registry only once no
-/// thread resolves in its tree (``ResolvingThreads``), and an owner is the starting container or one of its
+/// thread resolves in its tree (``Reclamation``), and an owner is the starting container or one of its
 /// ancestors, which the caller keeps alive. So a hit retains nothing and writes nothing shared: threads resolving
 /// the same services do not slow each other down.
 ///
@@ -33,52 +33,33 @@ final class LookupCache {
 
     private static let capacity = 256
     private let slots: UnsafeMutablePointer<Slot>
-    /// The root of the tree the thread resolves in, while it is inside a top-level resolve (``ResolvingThreads``).
-    private let resolving = AtomicWord(alone: 0)
-    /// How many top-level resolves the thread is inside: a factory may call a container's `resolve`.
-    private var nesting = 0
-    /// ``ResolvingThreads/usesProcessBarrier``, read once.
-    private let usesProcessBarrier = ResolvingThreads.usesProcessBarrier
+    /// The thread's announcements: the root of the tree it resolves in, while it is inside a top-level resolve, so
+    /// that a container knows when the registrations it replaced may be freed (``Reclamation``).
+    private let reader = Reclamation.Reader()
 
     init() {
         slots = .allocate(capacity: Self.capacity)
         slots.initialize(repeating: Slot(), count: Self.capacity)
-        ResolvingThreads.shared.add(resolving, for: self)
     }
 
     deinit {
-        ResolvingThreads.shared.remove(for: self)
-        resolving.deallocate()
         slots.deinitialize(count: Self.capacity)
         slots.deallocate()
     }
 
+    /// How many look-up caches exist: one per thread that resolved and still runs (each has one reader).
+    static var count: Int { Reclamation.shared.readerCount }
+
     /// Marks the thread as resolving in `container`'s tree, before it looks anything up. Pair with
-    /// `endResolving()`.
+    /// `endResolving()`. A factory may call a container's `resolve`: sections nest.
     @inline(__always)
     func beginResolving(in container: Container) {
-        if nesting == 0 {
-            announce(container.root)
-        } else if resolving.load() != container.root {
-            announce(ResolvingThreads.anyTree)
-        }
-        nesting += 1
-    }
-
-    /// Sets the thread's flag, ordered before every later read of a version (``ResolvingThreads``).
-    @inline(__always)
-    private func announce(_ tree: Int) {
-        if usesProcessBarrier {
-            resolving.storeBeforeProcessBarrier(tree)
-        } else {
-            resolving.storeInTotalOrder(tree)
-        }
+        reader.enter(container.root)
     }
 
     @inline(__always)
     func endResolving() {
-        nesting -= 1
-        if nesting == 0 { resolving.store(0) }
+        reader.exit()
     }
 
     /// The slot for `key` looked up from `container`, if it holds a valid look-up. Read what you need from it
