@@ -1,0 +1,67 @@
+import Testing
+
+@testable import Arbor
+
+private final class LCA: @unchecked Sendable {}
+private final class LCB: @unchecked Sendable {}
+private final class LCC: @unchecked Sendable {}
+
+/// The look-up cache as a table, tested against a `Dictionary` holding every look-up ever stored: a hit is always
+/// exactly what was stored last for that key, container and version — never another key's, another container's or
+/// a stale version's entry. (A miss is always allowed: the cache has two slots a key.)
+@Suite struct LookupCacheTableTests {
+    private struct ModelKey: Hashable {
+        let key: ServiceKey
+        let container: ObjectIdentifier
+        let version: Int
+    }
+
+    @Test func everyHitIsWhatWasStoredForThatKeyContainerAndVersion() throws {
+        var generator = SystemRandomNumberGenerator()
+        let root = Container()
+        let containers = [root, root.makeChild(), root.makeChild(), root.makeChild().makeChild()]
+        let names: [String?] = [nil, "a", "b", "long name", "another"]
+        func key(_ index: Int) -> ServiceKey {
+            let type: Any.Type = [LCA.self, LCB.self, LCC.self][index % 3]
+            return ServiceKey(serviceType: type, name: names[index / 3 % names.count], argumentsType: Void.self)
+        }
+        // Every key registered in the root: each container's look-up finds the root's entry.
+        for index in 0..<15 {
+            let key = key(index)
+            switch index % 3 {
+            case 0: root.register(LCA.self, name: key.name) { _ in LCA() }
+            case 1: root.register(LCB.self, name: key.name) { _ in LCB() }
+            default: root.register(LCC.self, name: key.name) { _ in LCC() }
+            }
+        }
+        let cache = LookupCache()
+        var model: [ModelKey: Unmanaged<ServiceEntry>] = [:]
+        var hits = 0
+        for step in 0..<20_000 {
+            let container = containers[Int.random(in: 0..<containers.count, using: &generator)]
+            let key = key(Int.random(in: 0..<15, using: &generator))
+            if step % 997 == 0 { container.changed() }  // A new version: every earlier look-up is stale.
+            let version = container.version.loadInTotalOrder()
+            let modelKey = ModelKey(key: key, container: ObjectIdentifier(container), version: version)
+            if let slot = cache.hit(key, in: container) {
+                hits += 1
+                let expected = try #require(model[modelKey], "step \(step): a hit for \(key) that was never stored")
+                #expect(slot.pointee.entry?.toOpaque() == expected.toOpaque(), "step \(step): \(key) hit another entry")
+                #expect(slot.pointee.owner?.toOpaque() == Unmanaged.passUnretained(root).toOpaque())
+            } else {
+                let lookup = container.lookupForResolution(key)
+                guard let found = lookup.found else {
+                    Issue.record("step \(step): \(key) is registered in the root, but the look-up found nothing")
+                    return
+                }
+                #expect(found.entry._withUnsafeGuaranteedRef { $0.key } == key)
+                cache.store(key, in: container, version: version, found: found, lookup: lookup)
+                model[modelKey] = found.entry
+                // Just stored: the next look-up of the same key hits it.
+                #expect(cache.hit(key, in: container)?.pointee.entry?.toOpaque() == found.entry.toOpaque())
+            }
+        }
+        #expect(hits > 5_000, "the cache hit only \(hits) times in 20,000 look-ups of 15 keys from 4 containers")
+        withExtendedLifetime(containers) {}
+    }
+}
