@@ -1,12 +1,5 @@
+internal import ArborPrimitives
 internal import CArborSupport
-
-#if canImport(Darwin)
-import Darwin
-#elseif canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// What one thread keeps for resolving: its look-up cache, its idle resolution, and the resolution running on it
 /// now. One per thread that ever resolved, released when the thread exits: the caches in a process are bounded by
@@ -29,53 +22,31 @@ final class ThreadContext {
     /// (the Performance article has the figures).
     static let stackMargin: UInt = 32 * 1024
 
-    /// The calling thread's context, made on first use.
+    /// The calling thread's context, made on first use; released when the thread exits.
     static var current: ThreadContext {
-        if let raw = carbor_get_thread_context() {
+        if let raw = ThreadLocalSlot.context.value {
             return Unmanaged<ThreadContext>.fromOpaque(raw).takeUnretainedValue()
         }
         let context = ThreadContext()
         let raw = Unmanaged.passRetained(context).toOpaque()
-        carbor_set_thread_context(raw)
-        let result = pthread_setspecific(key, raw)
-        precondition(result == 0, "pthread_setspecific failed: \(result)")
+        ThreadLocalSlot.context.set(raw)
+        ThreadLocalSlot.releaseAtThreadExit(raw)
         return context
     }
 
     /// The calling thread's context, if it has resolved before.
     static var existing: ThreadContext? {
-        carbor_get_thread_context().map { Unmanaged<ThreadContext>.fromOpaque($0).takeUnretainedValue() }
+        ThreadLocalSlot.context.value.map { Unmanaged<ThreadContext>.fromOpaque($0).takeUnretainedValue() }
     }
 
     deinit {
         // The pooled resolution goes with the thread. A deinit it runs that resolves gets a context of its own.
-        if let raw = carbor_get_pooled_resolution() {
-            carbor_set_pooled_resolution(nil)
+        if let raw = ThreadLocalSlot.pooled.value {
+            ThreadLocalSlot.pooled.set(nil)
             Unmanaged<Resolution>.fromOpaque(raw).release()
         }
     }
-
-    /// Releases the context of an exiting thread.
-    private static let key: pthread_key_t = {
-        var key = pthread_key_t()
-        let result = pthread_key_create(&key, releaseContext)
-        precondition(result == 0, "pthread_key_create failed: \(result)")
-        return key
-    }()
 }
-
-#if canImport(Darwin)
-private func releaseContext(_ raw: UnsafeMutableRawPointer) {
-    carbor_set_thread_context(nil)
-    Unmanaged<ThreadContext>.fromOpaque(raw).release()
-}
-#else
-private func releaseContext(_ raw: UnsafeMutableRawPointer?) {
-    guard let raw else { return }
-    carbor_set_thread_context(nil)
-    Unmanaged<ThreadContext>.fromOpaque(raw).release()
-}
-#endif
 
 /// Keeps one idle ``Resolution`` per thread, so a top-level resolve reuses it instead of allocating one.
 ///
@@ -88,8 +59,8 @@ private func releaseContext(_ raw: UnsafeMutableRawPointer?) {
 /// it keeps resolving in the container its resolution began in, and never in another. So a resolver user code
 /// kept can never turn into another resolution.
 ///
-/// The slot is a C thread-local variable, read without a library call; the thread's ``ThreadContext`` releases
-/// the resolution when the thread exits.
+/// The slot is a C thread-local variable (``ThreadLocalSlot``), read without a library call; the thread's
+/// ``ThreadContext`` releases the resolution when the thread exits.
 enum ResolutionPool {
     /// The calling thread's idle resolution, now the caller's; a new one if there is none, or if it is in use (a
     /// factory called a container's `resolve`: a nested top-level resolve).
@@ -97,7 +68,7 @@ enum ResolutionPool {
     /// The slot keeps pointing at the resolution while it is in use; the caller holds the slot's reference
     /// meanwhile, and `recycle` hands it back.
     static func take(for container: Container) -> Resolution {
-        guard let raw = carbor_get_pooled_resolution() else {
+        guard let raw = ThreadLocalSlot.pooled.value else {
             return Resolution(origin: container)
         }
         let pooled = Unmanaged<Resolution>.fromOpaque(raw)
@@ -109,7 +80,7 @@ enum ResolutionPool {
     /// there. Call `returnToPool` after factories ran in it.
     @inline(__always)
     static func idle() -> Unmanaged<Resolution>? {
-        guard let raw = carbor_get_pooled_resolution() else { return nil }
+        guard let raw = ThreadLocalSlot.pooled.value else { return nil }
         let pooled = Unmanaged<Resolution>.fromOpaque(raw)
         return pooled._withUnsafeGuaranteedRef { $0.isIdle } ? pooled : nil
     }
@@ -122,32 +93,32 @@ enum ResolutionPool {
         guard pooled._withUnsafeGuaranteedRef({ $0.wasLentOut() }) else { return }
         // The slot's reference is checked where it lives, so the check itself retains nothing (measured: taking it
         // out and putting it back was a retain and a release on every resolve).
-        let slot = UnsafeMutableRawPointer(mutating: carbor_pooled_resolution_address())
+        let slot = ThreadLocalSlot.pooledAddress
         guard slot.load(as: UnsafeMutableRawPointer?.self) == pooled.toOpaque() else { return }
         let stronglyKept = !isKnownUniquelyReferenced(&slot.assumingMemoryBound(to: Resolution.self).pointee)
         let weaklyKept = pooled._withUnsafeGuaranteedRef { ReferenceCountProbe.hasUnownedOrWeakReferences($0) }
         guard stronglyKept || weaklyKept else { return }
         pooled._withUnsafeGuaranteedRef { $0.detach(keptWeakly: weaklyKept) }
-        carbor_set_pooled_resolution(nil)
+        ThreadLocalSlot.pooled.set(nil)
         pooled.release()
     }
 
     /// Keeps a finished resolution for the thread's next resolve, unless something else refers to it: then it is
     /// detached.
     static func recycle(_ resolution: inout Resolution) {
-        let inSlot = carbor_get_pooled_resolution() == Unmanaged.passUnretained(resolution).toOpaque()
+        let inSlot = ThreadLocalSlot.pooled.value == Unmanaged.passUnretained(resolution).toOpaque()
         let stronglyKept = !isKnownUniquelyReferenced(&resolution)
         let weaklyKept = ReferenceCountProbe.hasUnownedOrWeakReferences(resolution)
         guard !stronglyKept, !weaklyKept else {
             resolution.detach(keptWeakly: weaklyKept)
-            if inSlot { carbor_set_pooled_resolution(nil) }
+            if inSlot { ThreadLocalSlot.pooled.set(nil) }
             return
         }
         if inSlot {
             _ = Unmanaged.passRetained(resolution)  // The slot owns it again.
-        } else if resolution.thread == .current, carbor_get_pooled_resolution() == nil {
+        } else if resolution.thread == .current, ThreadLocalSlot.pooled.value == nil {
             _ = ThreadContext.current  // Releases the slot's resolution when the thread exits.
-            carbor_set_pooled_resolution(Unmanaged.passRetained(resolution).toOpaque())
+            ThreadLocalSlot.pooled.set(Unmanaged.passRetained(resolution).toOpaque())
         }
     }
 }
