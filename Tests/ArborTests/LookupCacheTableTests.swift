@@ -54,9 +54,9 @@ private final class LCC: @unchecked Sendable {}
                     Issue.record("step \(step): \(key) is registered in the root, but the look-up found nothing")
                     return
                 }
-                #expect(found.entry._withUnsafeGuaranteedRef { $0.key } == key)
+                #expect(found.entry.unmanaged._withUnsafeGuaranteedRef { $0.key } == key)
                 cache.store(key, in: container, version: version, found: found, lookup: lookup)
-                model[modelKey] = found.entry
+                model[modelKey] = found.entry.unmanaged
                 // Just stored: the next look-up of the same key hits it.
                 #expect(cache.hit(key, in: container)?.pointee.entry?.toOpaque() == found.entry.toOpaque())
             }

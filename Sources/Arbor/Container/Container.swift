@@ -157,9 +157,9 @@ public final class Container: Resolver, @unchecked Sendable {
                 diagnostics: registry.diagnostics)
             if let entry = registry.entries.unretainedEntry(for: key) {
                 entry._withUnsafeGuaranteedRef { $0.isPublished = true }
-                lookup.found = Found(entry: entry, owner: self)
+                lookup.found = Found(entry: Unretained(entry), owner: self)
             } else if let cached = registry.inherited[key] {
-                lookup.found = Found(entry: Unmanaged.passUnretained(cached.entry), owner: cached.owner)
+                lookup.found = Found(entry: Unretained(cached.entry), owner: cached.owner)
             }
             generation = registry.inheritedGeneration
             return lookup
@@ -174,7 +174,7 @@ public final class Container: Resolver, @unchecked Sendable {
                 return entry
             }
             if let entry = found {
-                lookup.found = Found(entry: Unmanaged.passUnretained(entry), owner: container)
+                lookup.found = Found(entry: Unretained(entry), owner: container)
                 remember(entry, in: container, for: key, generation: generation)
                 return lookup
             }
@@ -452,40 +452,40 @@ struct WeakContainer {
 /// caller keeps alive. (Measured: retaining them was a tenth of a resolve, and two threads retaining the same
 /// entries slowed each other down.)
 struct Found {
-    let entry: Unmanaged<ServiceEntry>
-    let ownerReference: Unmanaged<Container>
+    let entry: Unretained<ServiceEntry>
+    let ownerReference: Unretained<Container>
 
-    init(entry: Unmanaged<ServiceEntry>, owner: Container) {
+    init(entry: Unretained<ServiceEntry>, owner: Container) {
         self.entry = entry
-        ownerReference = .passUnretained(owner)
+        ownerReference = Unretained(owner)
     }
 
-    init(entry: Unmanaged<ServiceEntry>, owner: Unmanaged<Container>) {
+    init(entry: Unretained<ServiceEntry>, owner: Unretained<Container>) {
         self.entry = entry
         ownerReference = owner
     }
 
-    var owner: Container { ownerReference.takeUnretainedValue() }
+    var owner: Container { ownerReference.object }
 
-    var shape: ServiceEntry.Shape { entry._withUnsafeGuaranteedRef { $0.shape } }
+    var shape: ServiceEntry.Shape { entry.withObject { $0.shape } }
 
     /// Whether a resolve needs the factory and the hooks only: a transient or graph-scoped registration.
-    var isPlain: Bool { entry._withUnsafeGuaranteedRef { $0.isPlain } }
+    var isPlain: Bool { entry.withObject { $0.isPlain } }
 
-    var hasHooks: Bool { entry._withUnsafeGuaranteedRef { $0.hasHooks } }
+    var hasHooks: Bool { entry.withObject { $0.hasHooks } }
 
     /// The instance the registration's permanent or weak storage holds; throws when it holds none.
     @inline(__always)
     func loadHeld<Service>(as _: Service.Type) throws(NotHeld) -> Service {
-        guard let storage = entry._withUnsafeGuaranteedRef({ $0.heldStorage }) else { throw NotHeld() }
+        guard let storage = entry.withObject({ $0.heldStorage }) else { throw NotHeld() }
         do {
-            return try storage._withUnsafeGuaranteedRef { try $0.loadHeld(as: Service.self) }
+            return try storage.withObject { try $0.loadHeld(as: Service.self) }
         } catch {
             throw NotHeld()
         }
     }
 
-    var identity: Int { entry._withUnsafeGuaranteedRef { $0.identity } }
+    var identity: Int { entry.withObject { $0.identity } }
 }
 
 /// What a look-up without the cache found, with the settings of the container it started in.

@@ -35,7 +35,7 @@ class ServiceEntry: @unchecked Sendable {
     /// already makes accesses exclusive, so the runtime's exclusivity check is off.
     @exclusivity(unchecked) var isPublished = false
     /// `configuration.storage`, unretained (the configuration keeps it), for the resolve that reads it.
-    @exclusivity(unchecked) final private(set) var heldStorage: Unmanaged<InstanceStorage>?
+    @exclusivity(unchecked) final private(set) var heldStorage: Unretained<InstanceStorage>?
 
     /// How a resolve treats the entry.
     enum Shape {
@@ -59,7 +59,7 @@ class ServiceEntry: @unchecked Sendable {
 
     private static func derived(
         from configuration: EntryConfiguration, key: ServiceKey, isForward: Bool
-    ) -> (Shape, Bool, Bool, Unmanaged<InstanceStorage>?) {
+    ) -> (Shape, Bool, Bool, Unretained<InstanceStorage>?) {
         let shape: Shape =
             switch configuration.scope.storage {
             case .none: .transient
@@ -68,7 +68,7 @@ class ServiceEntry: @unchecked Sendable {
             }
         let hasHooks = !configuration.hooks.isEmpty
         let isPlain = shape != .held && !isForward
-        return (shape, hasHooks, isPlain, configuration.storage.map { .passUnretained($0) })
+        return (shape, hasHooks, isPlain, configuration.storage.map { Unretained($0) })
     }
 
     final var scope: ObjectScope { configuration.scope }

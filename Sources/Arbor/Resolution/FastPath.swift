@@ -1,3 +1,5 @@
+internal import ArborPrimitives
+
 /// The fast path: an optimisation of the rules (``Resolution/resolveByRules(_:found:depth:arguments:)``) for the
 /// registrations that need nothing but their factory and hooks — transient and graph-scoped ones, not forwards —
 /// while nothing watches the resolution (no leak tracker, no validation). `takesFastPath` is the one eligibility
@@ -23,7 +25,7 @@ extension Resolution {
         state.pointee.depth = 0
         defer { leave(toDepth: -1) }
         do {
-            return try found.entry._withUnsafeGuaranteedRef { try NullaryEntry<Service>.build($0, self) }
+            return try found.entry.withObject { try NullaryEntry<Service>.build($0, self) }
         } catch {
             throw factoryError(error, key: key)
         }
@@ -44,7 +46,7 @@ extension Resolution {
         else {
             return false
         }
-        let found = Found(entry: slot.pointee.entry!, owner: slot.pointee.owner!)
+        let found = Found(entry: Unretained(slot.pointee.entry!), owner: Unretained(slot.pointee.owner!))
         guard found.isPlain else { return false }
         begin(in: container, maxDepth: slot.pointee.depthLimit, diagnostics: nil)
         do {
@@ -141,7 +143,7 @@ extension Resolution {
             depth: depth)
         defer { leave(toDepth: outerDepth) }
         do {
-            return try found.entry._withUnsafeGuaranteedRef { entry in
+            return try found.entry.withObject { entry in
                 // The key names the service type and argument types exactly: the entry is a `NullaryEntry<Service>`
                 // or an `ArgumentsEntry<Service>`, and the downcasts are reinterpretations.
                 guard let arguments else { return try NullaryEntry<Service>.build(entry, self) }

@@ -1,9 +1,11 @@
+internal import ArborPrimitives
+
 extension Resolution {
     /// Queues the hooks of a new instance of `entry`, built at `depth`. `graphPosition` is where the graph keeps
     /// the instance, if it does. `builtLast` says that the instance's own frame has left `building` already: its
     /// registration ends the path.
     func queueHooks<Service>(
-        of entry: Unmanaged<ServiceEntry>,
+        of entry: Unretained<ServiceEntry>,
         instance: Service,
         depth: Int,
         graphPosition: Int?,
@@ -20,11 +22,11 @@ extension Resolution {
             PendingHook(
                 entry: entry, inGraph: graphPosition != nil, position: position,
                 path: recordPath(appending: builtLast ? entry : nil), depth: depth, context: context,
-                retainsContext: retainsContext, storage: entry._withUnsafeGuaranteedRef { $0.storageKind }))
+                retainsContext: retainsContext, storage: entry.withObject { $0.storageKind }))
     }
 
     /// Copies the path to the service being built now, and `last` if given, into `paths`.
-    func recordPath(appending last: Unmanaged<ServiceEntry>?) -> PathRange {
+    func recordPath(appending last: Unretained<ServiceEntry>?) -> PathRange {
         let start = state.pointee.paths.count
         let hookPath = state.pointee.hookPath
         for index in hookPath.start..<(hookPath.start + hookPath.count) {
@@ -39,7 +41,7 @@ extension Resolution {
 
     /// The keys of a path kept in `paths`.
     func keys(of path: PathRange) -> [ServiceKey] {
-        (path.start..<(path.start + path.count)).map { state.pointee.paths[$0]._withUnsafeGuaranteedRef { $0.key } }
+        (path.start..<(path.start + path.count)).map { state.pointee.paths[$0].withObject { $0.key } }
     }
 
     /// Forgets the queued hooks of a resolution that ended, and what they kept.
@@ -74,7 +76,7 @@ extension Resolution {
                 (state.pointee.context, state.pointee.depth, state.pointee.hookPath, state.pointee.hookStorage) = saved
             }
             try runHook(of: pending) { entry, instance in try entry.firstHook?.run(self, instance) }
-            let count = pending.entry._withUnsafeGuaranteedRef { $0.hooks.count }
+            let count = pending.entry.withObject { $0.hooks.count }
             for index in 1..<max(1, count) {
                 try runHook(of: pending) { entry, instance in try entry.hooks[index].run(self, instance) }
             }
@@ -94,7 +96,7 @@ extension Resolution {
                 pending.inGraph
                 ? state.pointee.graph.instances.address(of: pending.position)
                 : state.pointee.hookInstances.address(of: pending.position)
-            try pending.entry._withUnsafeGuaranteedRef { try run($0, instance) }
+            try pending.entry.withObject { try run($0, instance) }
         } catch {
             let path = keys(of: pending.path)
             throw failure(error, key: path.last!, path: path, detail: "an initCompleted hook threw")

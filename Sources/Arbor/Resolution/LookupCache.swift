@@ -97,8 +97,8 @@ final class LookupCache {
         (slot + 1).pointee = slot.pointee
         slot.pointee = Slot(
             version: version, serviceType: ObjectIdentifier(key.serviceType),
-            argumentsType: ObjectIdentifier(key.argumentsType), name: key.name, entry: found.entry,
-            owner: found.ownerReference, depthLimit: lookup.depthLimit, isClosed: lookup.isClosed,
+            argumentsType: ObjectIdentifier(key.argumentsType), name: key.name, entry: found.entry.unmanaged,
+            owner: found.ownerReference.unmanaged, depthLimit: lookup.depthLimit, isClosed: lookup.isClosed,
             diagnostics: lookup.diagnostics)
     }
 

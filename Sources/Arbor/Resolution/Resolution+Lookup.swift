@@ -1,3 +1,5 @@
+internal import ArborPrimitives
+
 extension Resolution {
     /// Where `key` is registered, for a look-up that starts in `container`: from the thread's cache, or found under
     /// the registries' locks and then cached.
@@ -11,7 +13,7 @@ extension Resolution {
     func find(_ key: ServiceKey, in container: Unmanaged<Container>) -> Found? {
         let version = container._withUnsafeGuaranteedRef { $0.version }.loadInTotalOrder()
         let slot = withCache { $0.hit(key, at: container.toOpaque(), version: version) }
-        if let slot { return Found(entry: slot.pointee.entry!, owner: slot.pointee.owner!) }
+        if let slot { return Found(entry: Unretained(slot.pointee.entry!), owner: Unretained(slot.pointee.owner!)) }
         return findSlowly(key, in: container.takeUnretainedValue())
     }
 

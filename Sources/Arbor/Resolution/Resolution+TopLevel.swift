@@ -1,3 +1,5 @@
+internal import ArborPrimitives
+
 extension Resolution {
     // MARK: Top level
 
@@ -127,7 +129,7 @@ extension Resolution {
     ) throws -> (found: Found?, depthLimit: Int, diagnostics: Diagnostics?) {
         if let slot = withCache({ $0.hit(key, in: container) }) {
             if slot.pointee.isClosed { throw ResolutionError(.containerClosed, key: key, path: [key]) }
-            let found = Found(entry: slot.pointee.entry!, owner: slot.pointee.owner!)
+            let found = Found(entry: Unretained(slot.pointee.entry!), owner: Unretained(slot.pointee.owner!))
             // Copied only when there is one: copying `nil` still calls the runtime to retain and release it.
             var diagnostics: Diagnostics?
             if slot.pointee.diagnostics != nil { diagnostics = slot.pointee.diagnostics }

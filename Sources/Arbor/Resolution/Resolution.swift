@@ -77,7 +77,7 @@ final class Resolution: Resolver, @unchecked Sendable {
         /// The instances of queued hooks that the graph does not keep.
         var hookInstances = ValueStack()
         /// The paths that created the instances of queued hooks: `PathRange`s point into it.
-        var paths = UnsafeStack<Unmanaged<ServiceEntry>>()
+        var paths = UnsafeStack<Unretained<ServiceEntry>>()
         /// How many queued hooks retained their context.
         var retainedContexts = 0
         /// The creation group of the permanent and weak instances this resolution builds; `nil` until it claims
@@ -99,19 +99,14 @@ final class Resolution: Resolver, @unchecked Sendable {
         case detached
     }
 
-    /// How a resolve calls its registration's factory, with the resolve's runtime arguments if any. Called with
-    /// `nil` when nothing is registered under the key: then it derives the service (``DerivedService``) at the
-    /// given depth, or throws ``NotDerivable``.
-    typealias Invocation<Service> = (Unmanaged<ServiceEntry>?, Resolution, Int) throws -> Service
-
     /// A service whose factory is running. Trivial, so pushing and popping one retains nothing.
     struct Frame {
         /// Unretained: the container keeps it (see ``LookupCache``).
-        let entry: Unmanaged<ServiceEntry>
+        let entry: Unretained<ServiceEntry>
         let slot: GraphSlot
         let storage: ObjectScope.Storage
 
-        var key: ServiceKey { entry._withUnsafeGuaranteedRef { $0.key } }
+        var key: ServiceKey { entry.withObject { $0.key } }
     }
 
     /// The hooks of one instance, waiting for the outermost factory to return. Trivial: the record retains nothing,
@@ -119,7 +114,7 @@ final class Resolution: Resolver, @unchecked Sendable {
     /// instance that is not in the graph is kept, retained, in `hookInstances`.
     struct PendingHook {
         /// The instance's registration, which holds the hooks. Unretained, like a frame's.
-        let entry: Unmanaged<ServiceEntry>
+        let entry: Unretained<ServiceEntry>
         /// Where the instance is: in the graph, or in `hookInstances`.
         let inGraph: Bool
         let position: Int

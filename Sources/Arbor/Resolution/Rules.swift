@@ -1,3 +1,5 @@
+internal import ArborPrimitives
+
 /// The rules of the lifetimes, in one place: what a resolve does with a registration it found, for each kind of
 /// scope.
 ///
@@ -26,9 +28,9 @@ extension Resolution {
         }
         let entry = found.entry
         if let observer = state.pointee.diagnostics?.observer {
-            observe(key, entry: entry.takeUnretainedValue(), by: observer)
+            observe(key, entry: entry.object, by: observer)
         }
-        let kind = entry._withUnsafeGuaranteedRef { $0.storageKind }
+        let kind = entry.withObject { $0.storageKind }
         switch kind {
         case .none:
             // Transient: built anew, from the current context.
@@ -66,7 +68,7 @@ extension Resolution {
         arguments: UnsafeRawPointer?
     ) throws -> Service {
         let entry = found.entry
-        guard let storage = entry._withUnsafeGuaranteedRef({ $0.storage }) else {
+        guard let storage = entry.withObject({ $0.storage }) else {
             preconditionFailure("A registration that keeps its instances has a storage.")
         }
         switch CreationCoordinator.shared.acquire(storage, for: member, group: &state.pointee.group) {
@@ -82,7 +84,7 @@ extension Resolution {
             let owner = found.ownerReference
             let slot = GraphSlot(registration: found.identity, context: owner.toOpaque())
             let saved = state.pointee.context
-            state.pointee.context = owner
+            state.pointee.context = owner.unmanaged
             defer { state.pointee.context = saved }
             let instance: Service
             do {
@@ -106,7 +108,7 @@ extension Resolution {
     /// Runs the factory of `entry` one level deeper — or, for a forward, resolves its target.
     @inline(__always)
     private func build<Service>(
-        _ entry: Unmanaged<ServiceEntry>,
+        _ entry: Unretained<ServiceEntry>,
         key: ServiceKey,
         slot: GraphSlot,
         kind: ObjectScope.Storage,
@@ -116,7 +118,7 @@ extension Resolution {
         let outerDepth = try enter(Frame(entry: entry, slot: slot, storage: kind), key: key, depth: depth)
         defer { leave(toDepth: outerDepth) }
         do {
-            return try entry._withUnsafeGuaranteedRef { entry in
+            return try entry.withObject { entry in
                 if entry.isForward {
                     return try unsafeDowncast(entry, to: ForwardingEntry.self)
                         .forward(as: Service.self, in: self, arguments: arguments)
@@ -134,7 +136,7 @@ extension Resolution {
     /// Records a new instance for the leak trackers, and queues its hooks. `graphPosition` is where the graph keeps
     /// the instance, if it does. The instance's own frame has left `building`: its key ends the path.
     private func afterBuild<Service>(
-        _ entry: Unmanaged<ServiceEntry>,
+        _ entry: Unretained<ServiceEntry>,
         key: ServiceKey,
         instance: Service,
         depth: Int,
@@ -142,10 +144,10 @@ extension Resolution {
     ) {
         if let trackers = state.pointee.diagnostics?.trackers, !trackers.isEmpty {
             LeakTracker.record(
-                instance, entry: entry.takeUnretainedValue(), owner: currentContext, path: path() + [key],
+                instance, entry: entry.object, owner: currentContext, path: path() + [key],
                 in: trackers)
         }
-        guard entry._withUnsafeGuaranteedRef({ $0.hasHooks }) else { return }
+        guard entry.withObject({ $0.hasHooks }) else { return }
         queueHooks(of: entry, instance: instance, depth: depth, graphPosition: graphPosition, builtLast: true)
     }
 
