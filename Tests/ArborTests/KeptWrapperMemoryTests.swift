@@ -25,7 +25,7 @@ private final class KWViewModel: @unchecked Sendable {
         container.register(KWViewModel.self) { r in KWViewModel(engines: try r.resolve()) }.inObjectScope(.transient)
 
         // The resident set is shared with tests running in parallel: of three attempts, the smallest growth counts.
-        var attempts: [(caches: Int, pooledKept: Bool, bytes: Int?)] = []
+        var attempts: [(sameCache: Bool, pooledKept: Bool, bytes: Int?)] = []
         for _ in 0..<3 {
             guard let attempt = keepTenThousandProviders(from: container) else { break }
             attempts.append(attempt)
@@ -33,8 +33,7 @@ private final class KWViewModel: @unchecked Sendable {
         }
         let measured = try #require(attempts.min { ($0.bytes ?? 0) < ($1.bytes ?? 0) })
         #expect(measured.pooledKept, "keeping a Provider detached the thread's pooled resolution")
-        // Other tests' threads come and go meanwhile: the count may fall, but these resolves added no cache.
-        #expect(measured.caches <= 0, "10,000 kept Providers added \(measured.caches) look-up caches")
+        #expect(measured.sameCache, "the thread's look-up cache changed while it resolved 10,000 Providers")
         if let bytes = measured.bytes {
             // A view model, its Provider and the Provider's closure: far below 1 KB each (a kept resolution's buffers
             // alone took several KB, and its look-up cache 24 KB).
@@ -43,11 +42,13 @@ private final class KWViewModel: @unchecked Sendable {
     }
 
     /// On a thread of its own, resolves 10,000 view models that each keep a `Provider`, and measures.
-    private func keepTenThousandProviders(from container: Container) -> (caches: Int, pooledKept: Bool, bytes: Int?)? {
-        onAnotherThread { () -> (caches: Int, pooledKept: Bool, bytes: Int?) in
+    private func keepTenThousandProviders(
+        from container: Container
+    ) -> (sameCache: Bool, pooledKept: Bool, bytes: Int?)? {
+        onAnotherThread { () -> (sameCache: Bool, pooledKept: Bool, bytes: Int?) in
             _ = try? container.resolve(KWEngine.self)  // the thread's cache and pooled resolution exist from here on
             let pooled = carborPooledResolutionAddress()
-            let caches = LookupCache.count
+            let cache = ObjectIdentifier(ThreadContext.current.cache)
             let before = allocatedBytes()
             let models = (0..<10_000).compactMap { _ in try? container.resolve(KWViewModel.self) }
             let after = allocatedBytes()
@@ -56,7 +57,7 @@ private final class KWViewModel: @unchecked Sendable {
             let samePooled = pooled != nil && carborPooledResolutionAddress() == pooled
             let bytes = before.flatMap { start in after.map { $0 - start } }
             withExtendedLifetime(models) {}
-            return (LookupCache.count - caches, samePooled && kept, bytes)
+            return (ObjectIdentifier(ThreadContext.current.cache) == cache, samePooled && kept, bytes)
         }
     }
 
@@ -64,11 +65,14 @@ private final class KWViewModel: @unchecked Sendable {
         let container = Container()
         container.register(KWEngine.self) { _ in KWEngine() }.inObjectScope(.permanent)
         let lazies = TSLockedBox<[Lazy<KWEngine>]>([])
+        let caches = TSLockedBox<[WeakRef<LookupCache>]>([])
         let threads = 8
         // Each thread resolves 500 wrappers and keeps them; the threads then exit.
         let finished = runThreads(threads, timeout: 30) { _ in
             let made = (0..<500).compactMap { _ in try? container.resolve(Lazy<KWEngine>.self) }
+            let cache = WeakRef(ThreadContext.current.cache)
             lazies.mutate { $0 += made }
+            caches.mutate { $0.append(cache) }
         }
         #expect(finished)
         // Every kept Lazy still works, from this thread, and resolves the one permanent instance.
@@ -76,15 +80,17 @@ private final class KWViewModel: @unchecked Sendable {
         #expect(all.count == threads * 500)
         let instances = Set(all.compactMap { try? $0.instance }.map(ObjectIdentifier.init))
         #expect(instances.count == 1)
-        // The threads are gone and so are their caches, although their 4,000 wrappers live on.
+        // One cache a thread, whatever the thread resolved; the threads are gone (a thread's exit runs its
+        // destructors a moment after its body returns) and so are their caches, although their 4,000 wrappers live on.
+        #expect(Set(caches.value.compactMap { $0.object.map(ObjectIdentifier.init) }).count <= threads)
         let deadline = Date().addingTimeInterval(5)
         var alive = Int.max
         repeat {
-            alive = LookupCache.count
-            if alive < threads { break }
+            alive = caches.value.filter { $0.object != nil }.count
+            if alive == 0 { break }
             usleep(10_000)
         } while Date() < deadline
-        #expect(alive < threads, "\(alive) look-up caches are alive after \(threads) threads that resolved exited")
+        #expect(alive == 0, "\(alive) of the \(threads) threads' look-up caches are alive after the threads exited")
     }
 }
 

@@ -47,9 +47,6 @@ final class LookupCache {
         slots.deallocate()
     }
 
-    /// How many look-up caches exist: one per thread that resolved and still runs (each has one reader).
-    static var count: Int { Reclamation.shared.readerCount }
-
     /// Marks the thread as resolving in `container`'s tree, before it looks anything up. Pair with
     /// `endResolving()`. A factory may call a container's `resolve`: sections nest.
     @inline(__always)
