@@ -1,4 +1,5 @@
-internal import CArborSupport
+// Public: the probe is inlined into Arbor, so the C atomics it calls must be visible there.
+public import CArborSupport
 
 /// Tells whether an object has `unowned` or `weak` references, without retaining it. With
 /// `isKnownUniquelyReferenced`, which sees strong references only, it tells whether anything but its owner refers to
@@ -14,10 +15,12 @@ internal import CArborSupport
 /// asks the runtime (`references(of:)`), exact but three calls.
 ///
 /// Measured (callgrind, per top-level resolve that ran a factory): 4 instructions on x86_64.
-enum ReferenceCountProbe {
+@usableFromInline
+package enum ReferenceCountProbe {
     /// Whether `object` has `unowned` or `weak` references.
+    @inlinable
     @inline(__always)
-    static func hasUnownedOrWeakReferences(_ object: AnyObject) -> Bool {
+    package static func hasUnownedOrWeakReferences(_ object: AnyObject) -> Bool {
         #if _pointerBitWidth(_64)
         let address = UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque())
         let word = UInt(bitPattern: carbor_load_relaxed(address.advanced(by: 8).assumingMemoryBound(to: Int.self)))
@@ -35,7 +38,8 @@ enum ReferenceCountProbe {
 
     /// The runtime's counts of an object's references: strong, unowned (one more while any strong reference
     /// exists) and weak (one more once a side table exists).
-    static func references(of object: AnyObject) -> (strong: UInt, unowned: UInt, weak: UInt) {
+    @inlinable
+    package static func references(of object: AnyObject) -> (strong: UInt, unowned: UInt, weak: UInt) {
         (_getRetainCount(object), _getUnownedRetainCount(object), _getWeakRetainCount(object))
     }
 }
