@@ -87,17 +87,18 @@ private final class RCShared: @unchecked Sendable {
                     }
                     reader.exit()
                     _ = reads.fetchAdd(1)
+                    sched_yield()  // Mostly outside a section, as a resolving thread is between resolves.
                 }
                 finished.leave()
             }.start()
         }
         started.wait()
 
-        // The writer: replace, retire, free when quiescent; for a bounded time.
+        // The writer: replace, retire, free when quiescent; until it has freed enough, for a bounded time.
         var retired: [Unmanaged<RCObject>] = []
         var freedCount = 0
-        let deadline = Date().addingTimeInterval(0.5)
-        while Date() < deadline {
+        let deadline = Date().addingTimeInterval(5)
+        while Date() < deadline, freedCount < 2_000 || reads.load() < 20_000 {
             generation += 1
             let next = Unmanaged.passRetained(RCObject(generation: generation))
             let old = shared.current.loadInTotalOrder()

@@ -121,7 +121,7 @@ extension Resolution {
         let instance: Service = try buildPlain(found, key: key, slot: slot, depth: depth, arguments: arguments)
         // The outermost instance, with no hooks waiting to run: the resolution is over, nothing can ask for it
         // again, and the graph need not keep it (a retain and a release saved).
-        if depth == 0, !found.hasHooks, state.pointee.pendingHooks.isEmpty { return instance }
+        if depth == 0, !found.hasHooks, state.pointee.hooks.isEmpty { return instance }
         let position = state.pointee.graph.add(instance, for: slot)
         if found.hasHooks {
             queueHooks(of: found.entry, instance: instance, depth: depth, graphPosition: position, builtLast: true)

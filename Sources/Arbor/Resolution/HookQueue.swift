@@ -1,5 +1,107 @@
 internal import ArborPrimitives
 
+/// The `initCompleted` hooks of a resolution, waiting for its outermost factory to return, with what they need:
+/// their instances (those the graph does not keep) and the paths that created them, for errors.
+///
+/// The order is the queue's rule: hooks run in the order their instances' factories returned — a factory that
+/// resolves B then C queues B's and C's hooks before its own — and hooks queued while hooks run (by instances a hook
+/// resolved) join the end. A record retains nothing but what it must: the instance, kept with its own type (see
+/// ``ValueStack``), and a context container that is not the resolution's origin (a `Lazy` may have been its only
+/// owner). The buffers belong to one resolution, used from one thread at a time; `removeAll()` keeps their capacity
+/// for the next resolution on the thread. Free them with `deallocate()`.
+struct HookQueue {
+    /// The hooks of one instance. Trivial, but for the context it may retain.
+    struct Pending {
+        /// The instance's registration, which holds the hooks.
+        let entry: Unretained<ServiceEntry>
+        /// Where the instance is: in the resolution's graph, or in the queue's own instances.
+        let inGraph: Bool
+        let position: Int
+        /// The path that created the instance, kept in the queue.
+        let path: PathRange
+        let depth: Int
+        let context: Unmanaged<Container>
+        /// Whether the queue retained `context` (it is not the origin).
+        let retainsContext: Bool
+        let storage: ObjectScope.Storage
+    }
+
+    /// A path of registrations kept in the queue: the services being built when an instance was created.
+    struct PathRange {
+        var start = 0
+        var count = 0
+    }
+
+    private var pending = UnsafeStack<Pending>()
+    /// The instances of queued hooks that the graph does not keep.
+    private var instances = ValueStack()
+    /// The paths that created the instances of queued hooks: `PathRange`s point into it.
+    private var paths = UnsafeStack<Unretained<ServiceEntry>>()
+    /// How many queued hooks retained their context.
+    private var retainedContexts = 0
+
+    var isEmpty: Bool { pending.isEmpty }
+    var count: Int { pending.count }
+    subscript(index: Int) -> Pending { pending[index] }
+
+    /// Queues the hooks of a new instance of `entry`, built at `depth` in `context`. `graphPosition` is where the
+    /// resolution's graph keeps the instance, if it does; otherwise the queue keeps it. The path that created it is
+    /// `hookPath` (the path of the hook running now, if any), then `building`, then `last` if given.
+    mutating func enqueue<Service>(
+        _ entry: Unretained<ServiceEntry>,
+        instance: Service,
+        graphPosition: Int?,
+        depth: Int,
+        context: Unmanaged<Container>,
+        retainingContext: Bool,
+        path hookPath: PathRange,
+        building: UnsafeMutableBufferPointer<Resolution.Frame>,
+        appending last: Unretained<ServiceEntry>?
+    ) {
+        let position = graphPosition ?? instances.push(instance)
+        if retainingContext {
+            _ = context.retain()
+            retainedContexts += 1
+        }
+        let start = paths.count
+        for index in hookPath.start..<(hookPath.start + hookPath.count) { paths.push(paths[index]) }
+        for frame in building { paths.push(frame.entry) }
+        if let last { paths.push(last) }
+        pending.push(
+            Pending(
+                entry: entry, inGraph: graphPosition != nil, position: position,
+                path: PathRange(start: start, count: paths.count - start), depth: depth, context: context,
+                retainsContext: retainingContext, storage: entry.withObject { $0.storageKind }))
+    }
+
+    /// The keys of a path kept in the queue.
+    func keys(of path: PathRange) -> [ServiceKey] {
+        (path.start..<(path.start + path.count)).map { paths[$0].withObject { $0.key } }
+    }
+
+    /// Where the instance of `hook` is, given the resolution's graph. Valid until anything is added to either.
+    func address(of hook: Pending, in graph: GraphInstances) -> UnsafeMutableRawPointer {
+        hook.inGraph ? graph.instances.address(of: hook.position) : instances.address(of: hook.position)
+    }
+
+    /// Forgets every queued hook, and releases what they kept. Keeps the buffers' capacity.
+    mutating func removeAll() {
+        if retainedContexts > 0 {
+            for hook in pending.elements where hook.retainsContext { hook.context.release() }
+            retainedContexts = 0
+        }
+        pending.removeAll()
+        instances.removeAll()
+        paths.removeAll()
+    }
+
+    func deallocate() {
+        pending.deallocate()
+        instances.deallocate()
+        paths.deallocate()
+    }
+}
+
 extension Resolution {
     /// Queues the hooks of a new instance of `entry`, built at `depth`. `graphPosition` is where the graph keeps
     /// the instance, if it does. `builtLast` says that the instance's own frame has left `building` already: its
@@ -11,61 +113,25 @@ extension Resolution {
         graphPosition: Int?,
         builtLast: Bool
     ) {
-        let position = graphPosition ?? state.pointee.hookInstances.push(instance)
         let context = state.pointee.context
-        let retainsContext = context.toOpaque() != Unmanaged.passUnretained(origin).toOpaque()
-        if retainsContext {
-            _ = context.retain()
-            state.pointee.retainedContexts += 1
-        }
-        state.pointee.pendingHooks.push(
-            PendingHook(
-                entry: entry, inGraph: graphPosition != nil, position: position,
-                path: recordPath(appending: builtLast ? entry : nil), depth: depth, context: context,
-                retainsContext: retainsContext, storage: entry.withObject { $0.storageKind }))
+        state.pointee.hooks.enqueue(
+            entry, instance: instance, graphPosition: graphPosition, depth: depth, context: context,
+            retainingContext: context.toOpaque() != Unmanaged.passUnretained(origin).toOpaque(),
+            path: state.pointee.hookPath, building: state.pointee.building.elements,
+            appending: builtLast ? entry : nil)
     }
 
-    /// Copies the path to the service being built now, and `last` if given, into `paths`.
-    func recordPath(appending last: Unretained<ServiceEntry>?) -> PathRange {
-        let start = state.pointee.paths.count
-        let hookPath = state.pointee.hookPath
-        for index in hookPath.start..<(hookPath.start + hookPath.count) {
-            state.pointee.paths.push(state.pointee.paths[index])
-        }
-        for frame in state.pointee.building.elements {
-            state.pointee.paths.push(frame.entry)
-        }
-        if let last { state.pointee.paths.push(last) }
-        return PathRange(start: start, count: state.pointee.paths.count - start)
+    /// The keys of a path kept in the hook queue.
+    func keys(of path: HookQueue.PathRange) -> [ServiceKey] {
+        state.pointee.hooks.keys(of: path)
     }
 
-    /// The keys of a path kept in `paths`.
-    func keys(of path: PathRange) -> [ServiceKey] {
-        (path.start..<(path.start + path.count)).map { state.pointee.paths[$0].withObject { $0.key } }
-    }
-
-    /// Forgets the queued hooks of a resolution that ended, and what they kept.
-    func dropPendingHooks() {
-        if state.pointee.retainedContexts > 0 {
-            for pending in state.pointee.pendingHooks.elements where pending.retainsContext {
-                pending.context.release()
-            }
-            state.pointee.retainedContexts = 0
-        }
-        state.pointee.pendingHooks.removeAll()
-        state.pointee.hookInstances.removeAll()
-        state.pointee.paths.removeAll()
-    }
-
-    // MARK: Running
-
-    /// Runs the queued `initCompleted` hooks in the order their instances' factories returned. Hooks may resolve
-    /// more services; their hooks join the end of the queue. A resolve inside a hook goes one level deeper than
-    /// the hook's instance, so a chain of hooks that never ends runs into the depth limit.
+    /// Runs the queued `initCompleted` hooks in their order (see ``HookQueue``). A resolve inside a hook goes one
+    /// level deeper than the hook's instance, so a chain of hooks that never ends runs into the depth limit.
     func runPendingHooks() throws {
         var next = 0
-        while next < state.pointee.pendingHooks.count {
-            let pending = state.pointee.pendingHooks[next]
+        while next < state.pointee.hooks.count {
+            let pending = state.pointee.hooks[next]
             next += 1
             let saved = (state.pointee.context, state.pointee.depth, state.pointee.hookPath, state.pointee.hookStorage)
             state.pointee.context = pending.context
@@ -86,16 +152,13 @@ extension Resolution {
     /// Runs one hook of a pending instance, handing it the instance's address.
     @inline(__always)
     func runHook(
-        of pending: PendingHook,
+        of pending: HookQueue.Pending,
         _ run: (ServiceEntry, UnsafeRawPointer) throws -> Void
     ) throws {
         do {
             // Found again for each hook: a hook may add instances, which can move the others. The hook copies its
             // instance before it runs user code.
-            let instance =
-                pending.inGraph
-                ? state.pointee.graph.instances.address(of: pending.position)
-                : state.pointee.hookInstances.address(of: pending.position)
+            let instance = state.pointee.hooks.address(of: pending, in: state.pointee.graph)
             try pending.entry.withObject { try run($0, instance) }
         } catch {
             let path = keys(of: pending.path)

@@ -69,17 +69,11 @@ final class Resolution: Resolver, @unchecked Sendable {
         var depth = -1
         /// The services whose factories are running, outermost first.
         var building = UnsafeStack<Frame>()
-        /// While a hook runs: the path that created its instance, in `paths`. Prefixes `building` in error paths.
-        var hookPath = PathRange()
+        /// While a hook runs: the path that created its instance, in `hooks`. Prefixes `building` in error paths.
+        var hookPath = HookQueue.PathRange()
         var graph = GraphInstances()
-        /// Instances whose hooks are queued, in the order their factories returned.
-        var pendingHooks = UnsafeStack<PendingHook>()
-        /// The instances of queued hooks that the graph does not keep.
-        var hookInstances = ValueStack()
-        /// The paths that created the instances of queued hooks: `PathRange`s point into it.
-        var paths = UnsafeStack<Unretained<ServiceEntry>>()
-        /// How many queued hooks retained their context.
-        var retainedContexts = 0
+        /// The `initCompleted` hooks waiting for the outermost factory to return, in the order they run.
+        var hooks = HookQueue()
         /// The creation group of the permanent and weak instances this resolution builds; `nil` until it claims
         /// one (``CreationCoordinator``).
         var group: CreationGroup?
@@ -109,29 +103,6 @@ final class Resolution: Resolver, @unchecked Sendable {
         var key: ServiceKey { entry.withObject { $0.key } }
     }
 
-    /// The hooks of one instance, waiting for the outermost factory to return. Trivial: the record retains nothing,
-    /// except a context that is not the origin (a `Lazy` may have been the only owner of its container). An
-    /// instance that is not in the graph is kept, retained, in `hookInstances`.
-    struct PendingHook {
-        /// The instance's registration, which holds the hooks. Unretained, like a frame's.
-        let entry: Unretained<ServiceEntry>
-        /// Where the instance is: in the graph, or in `hookInstances`.
-        let inGraph: Bool
-        let position: Int
-        let path: PathRange
-        let depth: Int
-        let context: Unmanaged<Container>
-        /// Whether `context` was retained for the hook (it is not the origin).
-        let retainsContext: Bool
-        let storage: ObjectScope.Storage
-    }
-
-    /// A path of registrations kept in `paths`: the services being built when an instance was created.
-    struct PathRange {
-        var start = 0
-        var count = 0
-    }
-
     init(origin: Container) {
         state = .allocate(capacity: 1)
         let context = ThreadContext.current
@@ -158,9 +129,7 @@ final class Resolution: Resolver, @unchecked Sendable {
     private func deallocateBuffers() {
         state.pointee.building.deallocate()
         state.pointee.graph.deallocate()
-        state.pointee.pendingHooks.deallocate()
-        state.pointee.hookInstances.deallocate()
-        state.pointee.paths.deallocate()
+        state.pointee.hooks.deallocate()
     }
 
     /// The container that began the resolution.
@@ -242,7 +211,7 @@ final class Resolution: Resolver, @unchecked Sendable {
     /// permanent and weak instances it built, then finishes. If that throws, call `failed`.
     @inline(__always)
     func complete(_ key: ServiceKey) throws {
-        if !state.pointee.pendingHooks.isEmpty { try runPendingHooks() }
+        if !state.pointee.hooks.isEmpty { try runPendingHooks() }
         if let group = state.pointee.group { try publish(group, key: key) }
         finish()
     }
@@ -291,7 +260,7 @@ final class Resolution: Resolver, @unchecked Sendable {
     func finish() {
         state.pointee.phase = .finishing
         if !state.pointee.graph.isEmpty { state.pointee.graph.removeAll() }
-        if !state.pointee.pendingHooks.isEmpty { dropPendingHooks() }
+        if !state.pointee.hooks.isEmpty { state.pointee.hooks.removeAll() }
         if !state.pointee.building.isEmpty { state.pointee.building.removeAll() }
         if state.pointee.diagnostics != nil { state.pointee.diagnostics = nil }
         state.pointee.threadContext._withUnsafeGuaranteedRef { $0.active = state.pointee.previousActive }
