@@ -202,6 +202,13 @@ private final class TRForest: @unchecked Sendable {
     func tracker(_ index: Int) -> LeakTracker? { lock.withLock { trackers[index] } }
 }
 
+/// How long the races run: a sanitizer slows every step down many times over, so it runs fewer attempts, with more
+/// time.
+private enum TRRace {
+    static let attempts = TestEnvironment.runsUnderSanitizer ? 256 : 1_000
+    static let timeout: TimeInterval = TestEnvironment.runsUnderSanitizer ? 60 : 20
+}
+
 @Suite(.serialized) struct TreeRaceTests {
     /// The container that closes is the children's parent, or their grandparent.
     @Test(arguments: ["parent", "grandparent"])
@@ -211,7 +218,7 @@ private final class TRForest: @unchecked Sendable {
         let forest = TRForest()
         let problems = ProblemLog()
         let finished = race(
-            attempts: 1_000, batch: batch, seed: seed,
+            attempts: TRRace.attempts, batch: batch, seed: seed, timeout: TRRace.timeout,
             prepare: { forest.reset(size: batch, scope: .graph) },
             make: { forest.addChild($0) },
             change: { forest.container(closing, $0).close() },
@@ -244,7 +251,7 @@ private final class TRForest: @unchecked Sendable {
         let forest = TRForest()
         let problems = ProblemLog()
         let finished = race(
-            attempts: 1_000, batch: batch, seed: seed,
+            attempts: TRRace.attempts, batch: batch, seed: seed, timeout: TRRace.timeout,
             prepare: { forest.reset(size: batch, scope: .transient) },
             make: { forest.addChild($0) },
             change: { forest.setTracker(LeakTracker(forest.container(trackedAt, $0)), $0) },
