@@ -64,7 +64,7 @@ extension Container {
             // A factory whose one argument is `Void` takes none: `resolve(_:)` and `resolve(_:arguments: ())`
             // both find it.
             return register(serviceType, name: name) { resolver in
-                try withUnsafePointer(to: ()) { try factory.make(resolver, UnsafeRawPointer($0)) }
+                try ArgumentsTuple.with(do: { try factory.make(resolver, $0) })
             }
         }
         let key = ServiceKey(serviceType: serviceType, name: name, argumentsType: argumentsType)

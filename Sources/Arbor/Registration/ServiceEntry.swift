@@ -217,7 +217,7 @@ final class ArgumentsEntry<Produced>: ServiceEntry, @unchecked Sendable {
     /// Calls the factory of `entry`, an `ArgumentsEntry<Produced>`, with the arguments at `arguments`: a
     /// reinterpretation, like `NullaryEntry.build`.
     @inline(__always)
-    static func build(_ entry: ServiceEntry, _ resolver: any Resolver, arguments: UnsafeRawPointer) throws -> Produced {
+    static func build(_ entry: ServiceEntry, _ resolver: any Resolver, arguments: ArgumentsTuple) throws -> Produced {
         try unsafeDowncast(entry, to: ArgumentsEntry<Produced>.self).factory.make(resolver, arguments)
     }
 }
@@ -258,7 +258,7 @@ class ForwardingEntry: ServiceEntry, @unchecked Sendable {
     func forward<Service>(
         as _: Service.Type,
         in resolution: Resolution,
-        arguments: UnsafeRawPointer?
+        arguments: ArgumentsTuple?
     ) throws -> Service {
         preconditionFailure("Every forward is a ForwardEntry.")
     }
@@ -273,7 +273,7 @@ final class ForwardEntry<Target>: ForwardingEntry, @unchecked Sendable {
     override func forward<Service>(
         as _: Service.Type,
         in resolution: Resolution,
-        arguments: UnsafeRawPointer?
+        arguments: ArgumentsTuple?
     ) throws -> Service {
         let instance = try resolution.resolveTarget(Target.self, key: target, in: owner, arguments: arguments)
         guard let service = instance as? Service else {

@@ -36,7 +36,7 @@ extension Resolution {
     func resolveTopLevelQuickly<Service>(
         _ key: ServiceKey,
         in container: Container,
-        arguments: UnsafeRawPointer,
+        arguments: ArgumentsTuple,
         into result: UnsafeMutablePointer<Service>
     ) throws -> Bool {
         withCache { $0.beginResolving(in: container) }
@@ -68,7 +68,7 @@ extension Resolution {
     /// and writes the instance to `result`. `false`, having done nothing, when the general path must do it.
     func resolveQuickly<Service>(
         _ key: ServiceKey,
-        arguments: UnsafeRawPointer,
+        arguments: ArgumentsTuple,
         into result: UnsafeMutablePointer<Service>
     ) throws -> Bool {
         guard thread == .current, state.pointee.phase == .active, state.pointee.diagnostics == nil,
@@ -90,7 +90,7 @@ extension Resolution {
         _ found: Found,
         key: ServiceKey,
         depth: Int,
-        arguments: UnsafeRawPointer
+        arguments: ArgumentsTuple
     ) throws -> Service {
         try resolvePlain(found, key: key, depth: depth, argumentsAt: arguments)
     }
@@ -101,7 +101,7 @@ extension Resolution {
         _ found: Found,
         key: ServiceKey,
         depth: Int,
-        argumentsAt arguments: UnsafeRawPointer?
+        argumentsAt arguments: ArgumentsTuple?
     ) throws -> Service {
         guard depth <= state.pointee.maxDepth else {
             throw depthLimitError(key)
@@ -136,7 +136,7 @@ extension Resolution {
         key: ServiceKey,
         slot: GraphSlot,
         depth: Int,
-        arguments: UnsafeRawPointer?
+        arguments: ArgumentsTuple?
     ) throws -> Service {
         let outerDepth = try enter(
             Frame(entry: found.entry, slot: slot, storage: found.shape == .graph ? .graph : .none), key: key,

@@ -87,8 +87,8 @@ extension Resolution {
         arguments: repeat each Argument
     ) throws -> Service {
         if let found, takesFastPath(found) {
-            return try withUnsafePointer(to: (repeat each arguments)) { arguments in
-                try resolvePlain(found, key: key, depth: depth, arguments: UnsafeRawPointer(arguments))
+            return try ArgumentsTuple.with(repeat each arguments) { arguments in
+                try resolvePlain(found, key: key, depth: depth, arguments: arguments)
             }
         }
         var found = found
@@ -97,8 +97,8 @@ extension Resolution {
                 return try resolveUnregistered(key, depth: depth, arguments: repeat each arguments)
             }
             do {
-                return try withUnsafePointer(to: (repeat each arguments)) { arguments in
-                    try resolveByRules(key, found: registered, depth: depth, arguments: UnsafeRawPointer(arguments))
+                return try ArgumentsTuple.with(repeat each arguments) { arguments in
+                    try resolveByRules(key, found: registered, depth: depth, arguments: arguments)
                 }
             } catch is LookAgain {
                 found = findUncached(key, in: currentContext)
@@ -150,7 +150,7 @@ extension Resolution {
         _: Target.Type,
         key: ServiceKey,
         in owner: Container,
-        arguments: UnsafeRawPointer?
+        arguments: ArgumentsTuple?
     ) throws -> Target {
         let depth = state.pointee.depth
         var found = find(key, in: owner)

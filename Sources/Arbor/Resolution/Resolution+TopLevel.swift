@@ -50,7 +50,7 @@ extension Resolution {
     static func resolveQuickly<Service>(
         _ key: ServiceKey,
         in container: Container,
-        arguments: UnsafeRawPointer,
+        arguments: ArgumentsTuple,
         into result: UnsafeMutablePointer<Service>
     ) throws -> Bool {
         guard let pooled = ResolutionPool.idle() else { return false }

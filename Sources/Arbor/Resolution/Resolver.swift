@@ -117,10 +117,10 @@ extension Resolver {
         var arguments = (firstArgument, repeat each argument)
         return try withUnsafeTemporaryAllocation(of: Service.self, capacity: 1) { buffer in
             let result = buffer.baseAddress!
-            let resolved = try withUnsafePointer(to: &arguments) { pointer in
+            let resolved = try ArgumentsTuple.with(tuple: &arguments) { arguments in
                 try resolveQuickly(
                     self, serviceType, name: name, argumentsType: (FirstArgument, repeat each Argument).self,
-                    arguments: UnsafeRawPointer(pointer), into: result)
+                    arguments: arguments, into: result)
             }
             if resolved { return result.move() }
             return try resolve(serviceType, name: name, arguments: firstArgument, repeat each argument)
@@ -129,15 +129,15 @@ extension Resolver {
 }
 
 /// Resolves from `resolver` a plain registration with runtime arguments that its thread's look-up cache knows, and
-/// writes the instance to `result`; `false`, having done nothing, for anything else. `arguments` points at the
-/// arguments, as a tuple of the types `argumentsType` stands for.
+/// writes the instance to `result`; `false`, having done nothing, for anything else. `arguments` is a tuple of the
+/// types `argumentsType` stands for.
 @usableFromInline
 func resolveQuickly<Service>(
     _ resolver: any Resolver,
     _ serviceType: Service.Type,
     name: String?,
     argumentsType: Any.Type,
-    arguments: UnsafeRawPointer,
+    arguments: ArgumentsTuple,
     into result: UnsafeMutablePointer<Service>
 ) throws -> Bool {
     // One argument of type `Void` is no argument: the general path resolves the key without arguments.

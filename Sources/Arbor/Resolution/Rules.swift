@@ -21,7 +21,7 @@ extension Resolution {
         _ key: ServiceKey,
         found: Found,
         depth: Int,
-        arguments: UnsafeRawPointer?
+        arguments: ArgumentsTuple?
     ) throws -> Service {
         guard depth <= state.pointee.maxDepth else {
             throw depthLimitError(key)
@@ -65,7 +65,7 @@ extension Resolution {
         key: ServiceKey,
         kind: ObjectScope.Storage,
         depth: Int,
-        arguments: UnsafeRawPointer?
+        arguments: ArgumentsTuple?
     ) throws -> Service {
         let entry = found.entry
         guard let storage = entry.withObject({ $0.storage }) else {
@@ -113,7 +113,7 @@ extension Resolution {
         slot: GraphSlot,
         kind: ObjectScope.Storage,
         depth: Int,
-        arguments: UnsafeRawPointer?
+        arguments: ArgumentsTuple?
     ) throws -> Service {
         let outerDepth = try enter(Frame(entry: entry, slot: slot, storage: kind), key: key, depth: depth)
         defer { leave(toDepth: outerDepth) }
