@@ -47,7 +47,7 @@ extension Resolution {
             return false
         }
         let found = Found(entry: Unretained(slot.pointee.entry!), owner: Unretained(slot.pointee.owner!))
-        guard found.isPlain else { return false }
+        guard takesFastPath(found) else { return false }
         begin(in: container, maxDepth: slot.pointee.depthLimit, diagnostics: nil)
         do {
             // Straight into `result`: a local would be copied there, a retain and a release.
@@ -71,8 +71,8 @@ extension Resolution {
         arguments: ArgumentsTuple,
         into result: UnsafeMutablePointer<Service>
     ) throws -> Bool {
-        guard thread == .current, state.pointee.phase == .active, state.pointee.diagnostics == nil,
-            let found = find(key, in: state.pointee.context), found.isPlain
+        guard thread == .current, state.pointee.phase == .active, let found = find(key, in: state.pointee.context),
+            takesFastPath(found)
         else { return false }
         result.initialize(to: try resolvePlain(found, key: key, depth: state.pointee.depth + 1, arguments: arguments))
         return true
