@@ -80,9 +80,9 @@ package struct OpenAddressingTable<Element: HashTableElement> {
 
     /// The element under `key`, unretained: the table keeps it as long as the table is not changed.
     @inlinable
-    package func unretainedElement(for key: Element.Key) -> Unmanaged<Element>? {
+    package func unretainedElement(for key: Element.Key) -> Unretained<Element>? {
         guard let index = index(of: key) else { return nil }
-        return storage.slots[index].element
+        return storage.slots[index].element.map { Unretained($0) }
     }
 
     /// The slot holding `key`'s element, if any.

@@ -49,6 +49,14 @@ package final class Protected<Value>: ManagedBuffer<Value, pthread_mutex_t> {
         withUnsafeMutablePointerToElements { PthreadMutex.lock($0) }
     }
 
+    /// Runs `body` with the value, for a caller that already holds the lock (after `lock()`, or inside a
+    /// `withLock` on state kept elsewhere), where taking the lock again would deadlock.
+    @inlinable
+    @inline(__always)
+    package func withValueAssumingLocked<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+        try withUnsafeMutablePointerToHeader { try body(&$0.pointee) }
+    }
+
     @inlinable
     @inline(__always)
     package func unlock() {

@@ -51,6 +51,59 @@ package enum ThreadLocalSlot: Sendable {
         UnsafeMutableRawPointer(mutating: carbor_pooled_resolution_address())
     }
 
+    // MARK: Objects
+
+    /// The object in the calling thread's slot, unretained — the slot keeps it — in every build (a retained copy would
+    /// make the slot's reference look shared to ``pooledHoldsTheOnlyReference(to:)``); `nil` if the slot is empty.
+    /// `Object` must be the class of the object stored.
+    @inlinable
+    @inline(__always)
+    package func object<Object: AnyObject>(as _: Object.Type) -> Unretained<Object>? {
+        guard let value else { return nil }
+        return Unretained(fromOpaque: value, retainedInChecks: false)
+    }
+
+    /// Stores `object`, retained, in the calling thread's slot, which must be empty: the slot owns it until
+    /// ``removeObject(as:)``.
+    @inlinable
+    package func store<Object: AnyObject>(_ object: Object) {
+        precondition(value == nil, "ThreadLocalSlot.\(self) already holds an object")
+        set(Unmanaged.passRetained(object).toOpaque())
+    }
+
+    /// Takes the object out of the calling thread's slot and hands the caller the slot's reference; the slot is empty
+    /// afterwards. `nil` if it was empty.
+    @inlinable
+    package func removeObject<Object: AnyObject>(as _: Object.Type) -> Object? {
+        guard let value else { return nil }
+        set(nil)
+        return Unmanaged<Object>.fromOpaque(value).takeRetainedValue()
+    }
+
+    /// Whether the calling thread's slot holds `object`. Compares addresses only.
+    @inlinable
+    @inline(__always)
+    package func holds<Object: AnyObject>(_ object: Unretained<Object>) -> Bool {
+        value == object.toOpaque()
+    }
+
+    /// Whether the `pooled` slot's reference to its object, which must be `object`, is the only strong one.
+    /// `isKnownUniquelyReferenced` on the reference where it lives, so the check itself retains nothing (measured:
+    /// taking it out and putting it back was a retain and a release on every resolve).
+    @inlinable
+    @inline(__always)
+    package static func pooledHoldsTheOnlyReference<Object: AnyObject>(to object: Unretained<Object>) -> Bool {
+        internalInvariant(ThreadLocalSlot.pooled.holds(object), "the pooled slot does not hold the object")
+        return isKnownUniquelyReferenced(&pooledAddress.assumingMemoryBound(to: Object.self).pointee)
+    }
+
+    /// Releases the object in the calling thread's `context` slot when the thread exits: ``releaseAtThreadExit(_:)``
+    /// for the object ``store(_:)`` put there. Call once per thread, after storing it.
+    package static func releaseContextAtThreadExit() {
+        guard let object = ThreadLocalSlot.context.value else { preconditionFailure("the context slot is empty") }
+        releaseAtThreadExit(object)
+    }
+
     /// Releases the calling thread's `context` object when the thread exits (a pthread key destructor), after
     /// clearing the slot: a deinit that runs then and uses the slot finds it empty. `object` is the retained object
     /// the slot points at (`Unmanaged.passRetained(_:).toOpaque()`). Call once per thread, after setting the slot.

@@ -14,21 +14,45 @@
 /// the owner let go of the object is no longer a use-after-free (it reads a live object). The reference is then two
 /// words, not one, and objects are freed later than in a normal build: code that relies on an unretained reference
 /// *not* keeping its object alive (a `deinit` that must run, a weak reference that must turn `nil`, a leak check)
-/// behaves differently in that mode.
+/// behaves differently in that mode. A reference made with `retainedInChecks: false` stays unretained in that mode
+/// too: for one whose strong version would change what the checks observe (a cache slot that would keep a container
+/// alive, a thread's state that would keep its resolution from being freed).
 @usableFromInline
 package struct Unretained<Object: AnyObject> {
     @usableFromInline let reference: Unmanaged<Object>
     #if ARBOR_INTERNAL_CHECKS
-    @usableFromInline let strong: Object
+    @usableFromInline let strong: Object?
     #endif
 
     /// A reference to `object`, which something else keeps alive.
     @inlinable
     @inline(__always)
-    package init(_ object: Object) {
+    package init(_ object: borrowing Object) {
+        // Borrowed: an initializer takes its arguments owned, which would cost the caller a retain and a release.
         reference = .passUnretained(object)
         #if ARBOR_INTERNAL_CHECKS
-        strong = object
+        strong = copy object
+        #endif
+    }
+
+    /// A reference to `object`, which something else keeps alive; with `retainedInChecks: false`, unretained in an
+    /// internal-checks build too.
+    @inlinable
+    @inline(__always)
+    package init(_ object: borrowing Object, retainedInChecks: Bool) {
+        reference = .passUnretained(object)
+        #if ARBOR_INTERNAL_CHECKS
+        strong = retainedInChecks ? copy object : nil
+        #endif
+    }
+
+    /// A copy of `other` that, in an internal-checks build, retains its object (whether or not `other` does).
+    @inlinable
+    @inline(__always)
+    package init(retaining other: Unretained<Object>) {
+        reference = other.reference
+        #if ARBOR_INTERNAL_CHECKS
+        strong = other.object
         #endif
     }
 
@@ -49,12 +73,23 @@ package struct Unretained<Object: AnyObject> {
         self.init(Unmanaged<Object>.fromOpaque(pointer))
     }
 
+    /// The reference behind a pointer from `toOpaque()`, whose object is still alive; with
+    /// `retainedInChecks: false`, unretained in an internal-checks build too.
+    @inlinable
+    @inline(__always)
+    package init(fromOpaque pointer: UnsafeRawPointer, retainedInChecks: Bool) {
+        reference = Unmanaged<Object>.fromOpaque(pointer)
+        #if ARBOR_INTERNAL_CHECKS
+        strong = retainedInChecks ? reference.takeUnretainedValue() : nil
+        #endif
+    }
+
     /// The object, as a strong reference: the caller retains it for as long as it keeps it.
     @inlinable
     @inline(__always)
     package var object: Object {
         #if ARBOR_INTERNAL_CHECKS
-        strong
+        strong ?? reference.takeUnretainedValue()
         #else
         reference.takeUnretainedValue()
         #endif
@@ -66,7 +101,8 @@ package struct Unretained<Object: AnyObject> {
     @inline(__always)
     package func withObject<Result>(_ body: (Object) throws -> Result) rethrows -> Result {
         #if ARBOR_INTERNAL_CHECKS
-        try withExtendedLifetime(strong) { try body(strong) }
+        if let strong { return try withExtendedLifetime(strong) { try body(strong) } }
+        return try reference._withUnsafeGuaranteedRef(body)
         #else
         try reference._withUnsafeGuaranteedRef(body)
         #endif

@@ -86,6 +86,63 @@ package struct ValueStack {
         values + records[position].offset
     }
 
+    /// The value at `position`, as a ``Location``. Valid until the next `push`.
+    @inlinable
+    @inline(__always)
+    package func location(of position: Int) -> Location {
+        #if ARBOR_INTERNAL_CHECKS
+        Location(address: address(of: position), type: records[position].type)
+        #else
+        Location(address: address(of: position))
+        #endif
+    }
+
+    /// Where one value of a stack is, for code that knows its type but not the stack: what a type-erased closure is
+    /// handed. Valid until the stack's next `push`, like ``address(of:)``.
+    @usableFromInline
+    package struct Location {
+        @usableFromInline let address: UnsafeMutableRawPointer
+        #if ARBOR_INTERNAL_CHECKS
+        @usableFromInline let type: Any.Type
+
+        @inlinable
+        init(address: UnsafeMutableRawPointer, type: Any.Type) {
+            self.address = address
+            self.type = type
+        }
+        #else
+        @inlinable
+        init(address: UnsafeMutableRawPointer) {
+            self.address = address
+        }
+        #endif
+
+        /// A copy of the value, which was pushed as a `Value`.
+        @inlinable
+        @inline(__always)
+        package func copy<Value>(as _: Value.Type) -> Value {
+            #if ARBOR_INTERNAL_CHECKS
+            precondition(type == Value.self, "ValueStack value is a \(type), read as a \(Value.self)")
+            #endif
+            return address.assumingMemoryBound(to: Value.self).pointee
+        }
+
+        /// Lends the object the value refers to — it was pushed as an `Object`, one reference — to `body`, without a
+        /// retain: the stack keeps it alive for as long as `body` runs, wherever its values move meanwhile (a `push`
+        /// that grows the buffer moves the reference, not the object). `body` must not let it escape.
+        @inlinable
+        @inline(__always)
+        package func withObject<Object: AnyObject, Result>(
+            as _: Object.Type,
+            _ body: (Object) throws -> Result
+        ) rethrows -> Result {
+            #if ARBOR_INTERNAL_CHECKS
+            precondition(type == Object.self, "ValueStack value is a \(type), read as a \(Object.self)")
+            #endif
+            return try Unretained<Object>(fromOpaque: address.load(as: UnsafeRawPointer.self)).withObject(body)
+        }
+    }
+
     /// Releases every value, keeping the buffers for reuse.
     @inlinable
     package mutating func removeAll() {

@@ -86,6 +86,16 @@ private final class SharedProtected<Value>: @unchecked Sendable {
         #expect(counted > 0)
     }
 
+    @Test func withValueAssumingLockedReachesTheValueWhileTheLockIsHeld() {
+        let protected = Protected.make([1, 2])
+        protected.lock()
+        protected.withValueAssumingLocked { $0.append(3) }
+        let read = protected.withValueAssumingLocked { $0 }
+        protected.unlock()
+        #expect(read == [1, 2, 3])
+        #expect(protected.withLock { $0 } == [1, 2, 3])
+    }
+
     @Test func protectedReleasesItsValue() {
         let tally = Tally()
         var protected: Protected<[Tracked]>? = Protected.make([Tracked(1, tally)])

@@ -92,7 +92,7 @@ final class CollidingElement: TestElement {
             #expect(table[1]?.version == 2)
             #expect(table[2]?.version == 1)
             #expect(table[3] == nil)
-            #expect(table.unretainedElement(for: 2)?.takeUnretainedValue() === table[2])
+            #expect(table.unretainedElement(for: 2)?.object === table[2])
         }
         #expect(tally.made == 3)
         #expect(tally.freed == 3)
@@ -179,7 +179,7 @@ final class CollidingElement: TestElement {
                     let key = random.int(in: -10..<(keys + 10))
                     #expect(table[key]?.version == model[key], "\(context): key \(key)")
                     let unretained = table.unretainedElement(for: key)
-                    #expect(unretained?._withUnsafeGuaranteedRef { $0.version } == model[key], "\(context)")
+                    #expect(unretained?.withObject { $0.version } == model[key], "\(context)")
                 } else if roll < 998 {
                     let modulus = random.int(in: 2..<40)
                     let remainder = random.int(in: 0..<modulus)

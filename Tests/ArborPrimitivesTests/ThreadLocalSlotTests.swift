@@ -16,6 +16,8 @@ private final class TLObject: @unchecked Sendable {
     }
 }
 
+private final class TLPlain {}
+
 private final class TLBox: @unchecked Sendable {
     var value: UnsafeMutableRawPointer?
 }
@@ -64,6 +66,42 @@ private final class TLResults: @unchecked Sendable {
         #expect(results["inner before"] == 0)
         #expect(results["inner after"] == 0x2000)
         #expect(results["outer"] == 0x1000)
+    }
+
+    /// The object API: the slot owns what `store` put there, lends it without a retain, tells whether its reference
+    /// is the only one, and hands it over with `removeObject`.
+    @Test func theSlotOwnsAStoredObjectUntilItIsRemoved() {
+        let results = TLResults()
+        let finished = onNewThread {
+            weak var observed: TLPlain?
+            do {
+                let object = TLPlain()
+                observed = object
+                ThreadLocalSlot.pooled.store(object)
+            }
+            results["kept by the slot"] = observed != nil ? 1 : 0
+            guard let lent = ThreadLocalSlot.pooled.object(as: TLPlain.self) else { return }
+            results["holds"] = ThreadLocalSlot.pooled.holds(lent) ? 1 : 0
+            results["only reference"] = ThreadLocalSlot.pooledHoldsTheOnlyReference(to: lent) ? 1 : 0
+            var extra: TLPlain? = lent.object
+            results["shared"] = ThreadLocalSlot.pooledHoldsTheOnlyReference(to: lent) ? 0 : 1
+            extra = nil
+            withExtendedLifetime(extra) {}
+            var removed = ThreadLocalSlot.pooled.removeObject(as: TLPlain.self)
+            results["empty after removal"] = ThreadLocalSlot.pooled.value == nil ? 1 : 0
+            results["removed it"] = removed === observed ? 1 : 0
+            removed = nil
+            withExtendedLifetime(removed) {}
+            results["freed"] = observed == nil ? 1 : 0
+            results["nothing more"] = ThreadLocalSlot.pooled.removeObject(as: TLPlain.self) == nil ? 1 : 0
+        }
+        #expect(finished)
+        for name in [
+            "kept by the slot", "holds", "only reference", "shared", "empty after removal", "removed it", "freed",
+            "nothing more",
+        ] {
+            #expect(results[name] == 1, "\(name)")
+        }
     }
 
     @Test func thePooledAddressIsWhereThePooledPointerLives() {

@@ -58,4 +58,24 @@ private final class Node {
         #expect(MemoryLayout<Unretained<Node>>.size == expectedWords * MemoryLayout<Int>.size)
         #expect(MemoryLayout<Unretained<Node>?>.size == MemoryLayout<Unretained<Node>>.size)
     }
+
+    /// `retainedInChecks: false` never keeps the object, in any build; `init(retaining:)` copies such a reference into
+    /// one that does, with internal checks.
+    @Test func aReferenceMadeNotToRetainNeverRetainsAndACopyRetainingMayAgain() {
+        var node = Node("owner")
+        weak let watcher = node
+        let never = Unretained(node, retainedInChecks: false)
+        #expect(isKnownUniquelyReferenced(&node))
+        #expect(never.object === node)
+        #expect(never.withObject { $0.name } == "owner")
+        do {
+            let retaining = Unretained(retaining: never)
+            #expect(retaining == never)
+            #expect(isKnownUniquelyReferenced(&node) == !arborInternalChecksEnabled)
+            withExtendedLifetime(retaining) {}
+        }
+        node = Node("other")
+        #expect(watcher == nil, "nothing but the variable kept it")
+        withExtendedLifetime(never) {}
+    }
 }

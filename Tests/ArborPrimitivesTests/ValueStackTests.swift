@@ -42,6 +42,24 @@ private typealias Large = (SIMD16<Float>, UInt8)
         #expect(stack.address(of: 1).load(as: Int64.self) == -2)
     }
 
+    /// A location copies a value out with its type, and lends a class instance without a retain; it stays valid
+    /// when the buffer has not grown since it was taken.
+    @Test func locationCopiesValuesAndLendsObjects() {
+        let tally = Tally()
+        var stack = ValueStack()
+        defer { stack.deallocate() }
+        stack.push("zero")
+        let objectPosition = stack.push(Tracked(7, tally))
+        let textLocation = stack.location(of: 0)
+        #expect(textLocation.copy(as: String.self) == "zero")
+        let lent = stack.location(of: objectPosition).withObject(as: Tracked.self) { $0.id }
+        #expect(lent == 7)
+        #expect(stack.location(of: objectPosition).copy(as: Tracked.self).id == 7)
+        #expect(tally.alive == 1, "a copy or a borrow made or freed an instance")
+        stack.removeAll()
+        #expect(tally.alive == 0)
+    }
+
     @Test(arguments: [0xA11C_0001, 0xA11C_0002, 0xA11C_0003] as [UInt64])
     func mixedValuesThroughGrowthAndReuse(seed: UInt64) {
         var random = SplitMix64(seed: seed)

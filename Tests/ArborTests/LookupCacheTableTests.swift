@@ -35,7 +35,7 @@ private final class LCC: @unchecked Sendable {}
             }
         }
         let cache = LookupCache()
-        var model: [ModelKey: Unmanaged<ServiceEntry>] = [:]
+        var model: [ModelKey: ObjectIdentifier] = [:]
         var hits = 0
         for step in 0..<20_000 {
             let container = containers[Int.random(in: 0..<containers.count, using: &generator)]
@@ -43,22 +43,22 @@ private final class LCC: @unchecked Sendable {}
             if step % 997 == 0 { container.changed() }  // A new version: every earlier look-up is stale.
             let version = container.version.loadInTotalOrder()
             let modelKey = ModelKey(key: key, container: ObjectIdentifier(container), version: version)
-            if let slot = cache.hit(key, in: container) {
+            if let hit = cache.hit(key, in: container) {
                 hits += 1
                 let expected = try #require(model[modelKey], "step \(step): a hit for \(key) that was never stored")
-                #expect(slot.pointee.entry?.toOpaque() == expected.toOpaque(), "step \(step): \(key) hit another entry")
-                #expect(slot.pointee.owner?.toOpaque() == Unmanaged.passUnretained(root).toOpaque())
+                #expect(ObjectIdentifier(hit.found.entry.object) == expected, "step \(step): \(key) hit another entry")
+                #expect(hit.found.owner === root)
             } else {
                 let lookup = container.lookupForResolution(key)
                 guard let found = lookup.found else {
                     Issue.record("step \(step): \(key) is registered in the root, but the look-up found nothing")
                     return
                 }
-                #expect(found.entry.unmanaged._withUnsafeGuaranteedRef { $0.key } == key)
+                #expect(found.entry.withObject { $0.key } == key)
                 cache.store(key, in: container, version: version, found: found, lookup: lookup)
-                model[modelKey] = found.entry.unmanaged
+                model[modelKey] = ObjectIdentifier(found.entry.object)
                 // Just stored: the next look-up of the same key hits it.
-                #expect(cache.hit(key, in: container)?.pointee.entry?.toOpaque() == found.entry.toOpaque())
+                #expect(cache.hit(key, in: container)?.found.entry == found.entry)
             }
         }
         #expect(hits > 5_000, "the cache hit only \(hits) times in 20,000 look-ups of 15 keys from 4 containers")

@@ -156,8 +156,8 @@ public final class Container: Resolver, @unchecked Sendable {
                 version: version, depthLimit: registry.depthLimit, isClosed: registry.isClosed,
                 diagnostics: registry.diagnostics)
             if let entry = registry.entries.unretainedEntry(for: key) {
-                entry._withUnsafeGuaranteedRef { $0.isPublished = true }
-                lookup.found = Found(entry: Unretained(entry), owner: self)
+                entry.withObject { $0.isPublished = true }
+                lookup.found = Found(entry: entry, owner: self)
             } else if let cached = registry.inherited[key] {
                 lookup.found = Found(entry: Unretained(cached.entry), owner: cached.owner)
             }
@@ -186,7 +186,7 @@ public final class Container: Resolver, @unchecked Sendable {
     private func remember(_ entry: ServiceEntry, in owner: Container, for key: ServiceKey, generation: Int) {
         registry.withLock { registry in
             guard registry.inheritedGeneration == generation else { return }
-            registry.inherited[key] = InheritedEntry(entry: entry, owner: owner)
+            registry.inherited[key] = InheritedEntry(entry: entry, owner: Unretained(owner))
         }
     }
 
@@ -261,7 +261,7 @@ public final class Container: Resolver, @unchecked Sendable {
         // the general reconfiguration's copies of its configuration.
         let (changed, replacedStorage) = registry.withLock { registry -> (Bool, InstanceStorage?) in
             guard let found = registry.entries.unretainedEntry(for: key) else { return (false, nil) }
-            return found._withUnsafeGuaranteedRef { entry in
+            return found.withObject { entry in
                 guard entry.token == token, !entry.isPublished else { return (false, nil) }
                 return (true, entry.setScopeInPlace(scope, lock: self.registry))
             }
@@ -437,8 +437,8 @@ final class Diagnostics: Sendable {
 /// An ancestor's registration, as a descendant caches it.
 struct InheritedEntry {
     let entry: ServiceEntry
-    /// `unowned(unsafe)`: an ancestor outlives its descendants' registries.
-    unowned(unsafe) let owner: Container
+    /// Unretained: an ancestor outlives its descendants' registries.
+    let owner: Unretained<Container>
 }
 
 struct WeakContainer {

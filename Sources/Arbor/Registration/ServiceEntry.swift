@@ -229,15 +229,16 @@ final class ArgumentsEntry<Produced>: ServiceEntry, @unchecked Sendable {
 /// registration forwarded to two protocols yields one instance.
 class ForwardingEntry: ServiceEntry, @unchecked Sendable {
     let target: ServiceKey
-    /// The container that holds the forward and its target. `unowned(unsafe)`: a forward is used only while a
-    /// resolution keeps that container alive, and a strong reference would be a cycle through its registry.
-    unowned(unsafe) let owner: Container
+    /// The container that holds the forward and its target. Unretained, in every build: a forward is used only while
+    /// a resolution keeps that container alive, and a strong reference would be a cycle through its registry.
+    let ownerReference: Unretained<Container>
+    var owner: Container { ownerReference.object }
     /// Resolves the forward's key with its own type, for `validate()`; `nil` for a key with arguments.
     let validator: (@Sendable (Container) throws -> Void)?
 
     init(key: ServiceKey, target: ServiceKey, owner: Container, validator: (@Sendable (Container) throws -> Void)?) {
         self.target = target
-        self.owner = owner
+        ownerReference = Unretained(owner, retainedInChecks: false)
         self.validator = validator
         super.init(
             key: key, token: RegistrationToken(), configuration: EntryConfiguration(scope: .transient), isForward: true)
@@ -310,18 +311,17 @@ struct ReleaseHook: Sendable {
 
 /// An `initCompleted` hook with its service type erased.
 ///
-/// The resolution hands it the address of the instance its own registration's factory returned, kept with the
+/// The resolution hands it the location of the instance its own registration's factory returned, kept with the
 /// registration's service type (``ValueStack``): reading it back needs no cast (measured: `as!` from `Any` was a
 /// tenth of resolving a pair wired by a hook).
 struct InitHook: Sendable {
-    /// Copies the `Service` at the address, then runs the hook on it.
-    let run: @Sendable (any Resolver, UnsafeRawPointer) throws -> Void
+    /// Copies the `Service` at the location, then runs the hook on it.
+    let run: @Sendable (any Resolver, ValueStack.Location) throws -> Void
 
     init<Service>(_ hook: @escaping @Sendable (any Resolver, Service) throws -> Void) {
-        run = { resolver, address in
-            // A copy of its own: the hook may resolve more, and the instances the address points among can move.
-            let instance = address.assumingMemoryBound(to: Service.self).pointee
-            try hook(resolver, instance)
+        run = { resolver, location in
+            // A copy of its own: the hook may resolve more, and the instances the location points among can move.
+            try hook(resolver, location.copy(as: Service.self))
         }
     }
 
@@ -331,9 +331,8 @@ struct InitHook: Sendable {
     /// instances move meanwhile. (`Service` is a class or `AnyObject`: one reference. A protocol existential, even a
     /// class-bound one, does not satisfy `AnyObject` and takes the copying hook.)
     init<Service: AnyObject>(object hook: @escaping @Sendable (any Resolver, Service) throws -> Void) {
-        run = { resolver, address in
-            try Unmanaged<Service>.fromOpaque(address.load(as: UnsafeRawPointer.self))
-                ._withUnsafeGuaranteedRef { try hook(resolver, $0) }
+        run = { resolver, location in
+            try location.withObject(as: Service.self) { try hook(resolver, $0) }
         }
     }
 }

@@ -18,7 +18,7 @@ struct ServiceTable {
     }
 
     /// The entry under `key`, unretained: the table keeps it while its lock is held.
-    func unretainedEntry(for key: ServiceKey) -> Unmanaged<ServiceEntry>? {
+    func unretainedEntry(for key: ServiceKey) -> Unretained<ServiceEntry>? {
         table.unretainedElement(for: key)
     }
 

@@ -12,7 +12,7 @@ extension Resolution {
     /// forward, while nothing watches the resolution.
     @inline(__always)
     func takesFastPath(_ found: Found) -> Bool {
-        found.isPlain && state.pointee.diagnostics == nil
+        found.isPlain && state.value.diagnostics == nil
     }
 
     /// The outermost build of a transient registration without hooks or arguments: `buildPlain` without the
@@ -20,9 +20,9 @@ extension Resolution {
     /// 0).
     @inline(__always)
     func buildOutermost<Service>(_ found: Found, key: ServiceKey) throws -> Service {
-        let slot = GraphSlot(registration: found.identity, context: state.pointee.context.toOpaque())
-        state.pointee.building.push(Frame(entry: found.entry, slot: slot, storage: .none))
-        state.pointee.depth = 0
+        let slot = GraphSlot(registration: found.identity, context: state.value.context)
+        state.value.building.push(Frame(entry: found.entry, slot: slot, storage: .none))
+        state.value.depth = 0
         defer { leave(toDepth: -1) }
         do {
             return try found.entry.withObject { try NullaryEntry<Service>.build($0, self) }
@@ -37,18 +37,16 @@ extension Resolution {
         _ key: ServiceKey,
         in container: Container,
         arguments: ArgumentsTuple,
-        into result: UnsafeMutablePointer<Service>
+        into result: ResultSlot<Service>
     ) throws -> Bool {
         withCache { $0.beginResolving(in: container) }
         defer { withCache { $0.endResolving() } }
-        guard let slot = withCache({ $0.hit(key, in: container) }), !slot.pointee.isClosed,
-            slot.pointee.diagnostics == nil
-        else {
+        guard let hit = withCache({ $0.hit(key, in: container) }), !hit.isClosed, !hit.isWatched else {
             return false
         }
-        let found = Found(entry: Unretained(slot.pointee.entry!), owner: Unretained(slot.pointee.owner!))
+        let found = hit.found
         guard takesFastPath(found) else { return false }
-        begin(in: container, maxDepth: slot.pointee.depthLimit, diagnostics: nil)
+        begin(in: container, maxDepth: hit.depthLimit, diagnostics: nil)
         do {
             // Straight into `result`: a local would be copied there, a retain and a release.
             result.initialize(to: try resolvePlain(found, key: key, depth: 0, arguments: arguments))
@@ -58,7 +56,7 @@ extension Resolution {
         do {
             try complete(key)
         } catch {
-            result.deinitialize(count: 1)
+            result.discard()
             throw failed(error)
         }
         return true
@@ -69,12 +67,12 @@ extension Resolution {
     func resolveQuickly<Service>(
         _ key: ServiceKey,
         arguments: ArgumentsTuple,
-        into result: UnsafeMutablePointer<Service>
+        into result: ResultSlot<Service>
     ) throws -> Bool {
-        guard thread == .current, state.pointee.phase == .active, let found = find(key, in: state.pointee.context),
+        guard thread == .current, state.value.phase == .active, let found = find(key, in: state.value.context),
             takesFastPath(found)
         else { return false }
-        result.initialize(to: try resolvePlain(found, key: key, depth: state.pointee.depth + 1, arguments: arguments))
+        result.initialize(to: try resolvePlain(found, key: key, depth: state.value.depth + 1, arguments: arguments))
         return true
     }
 
@@ -103,10 +101,10 @@ extension Resolution {
         depth: Int,
         argumentsAt arguments: ArgumentsTuple?
     ) throws -> Service {
-        guard depth <= state.pointee.maxDepth else {
+        guard depth <= state.value.maxDepth else {
             throw depthLimitError(key)
         }
-        let slot = GraphSlot(registration: found.identity, context: state.pointee.context.toOpaque())
+        let slot = GraphSlot(registration: found.identity, context: state.value.context)
         guard found.shape == .graph else {
             guard found.hasHooks else {
                 return try buildPlain(found, key: key, slot: slot, depth: depth, arguments: arguments)
@@ -115,14 +113,14 @@ extension Resolution {
             queueHooks(of: found.entry, instance: instance, depth: depth, graphPosition: nil, builtLast: true)
             return instance
         }
-        if let position = state.pointee.graph.position(of: slot) {
-            return state.pointee.graph.instance(at: position, as: Service.self)
+        if let position = state.value.graph.position(of: slot) {
+            return state.value.graph.instance(at: position, as: Service.self)
         }
         let instance: Service = try buildPlain(found, key: key, slot: slot, depth: depth, arguments: arguments)
         // The outermost instance, with no hooks waiting to run: the resolution is over, nothing can ask for it
         // again, and the graph need not keep it (a retain and a release saved).
-        if depth == 0, !found.hasHooks, state.pointee.hooks.isEmpty { return instance }
-        let position = state.pointee.graph.add(instance, for: slot)
+        if depth == 0, !found.hasHooks, state.value.hooks.isEmpty { return instance }
+        let position = state.value.graph.add(instance, for: slot)
         if found.hasHooks {
             queueHooks(of: found.entry, instance: instance, depth: depth, graphPosition: position, builtLast: true)
         }

@@ -4,8 +4,8 @@ internal import ArborPrimitives
 struct GraphSlot: Hashable {
     /// The registration's ``ServiceEntry/identity``.
     let registration: Int
-    /// The context container's address.
-    let context: UnsafeMutableRawPointer
+    /// The context container: compared, never used.
+    let context: Unretained<Container>
 }
 
 /// The graph-scoped instances of one resolution.

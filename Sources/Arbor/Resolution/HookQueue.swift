@@ -10,7 +10,7 @@ internal import ArborPrimitives
 /// owner). The buffers belong to one resolution, used from one thread at a time; `removeAll()` keeps their capacity
 /// for the next resolution on the thread. Free them with `deallocate()`.
 struct HookQueue {
-    /// The hooks of one instance. Trivial, but for the context it may retain.
+    /// The hooks of one instance. Trivial: it retains nothing.
     struct Pending {
         /// The instance's registration, which holds the hooks.
         let entry: Unretained<ServiceEntry>
@@ -20,9 +20,8 @@ struct HookQueue {
         /// The path that created the instance, kept in the queue.
         let path: PathRange
         let depth: Int
-        let context: Unmanaged<Container>
-        /// Whether the queue retained `context` (it is not the origin).
-        let retainsContext: Bool
+        /// Unretained: the origin, which the resolution's caller keeps, or one of `retainedContexts`.
+        let context: Unretained<Container>
         let storage: ObjectScope.Storage
     }
 
@@ -37,8 +36,9 @@ struct HookQueue {
     private var instances = ValueStack()
     /// The paths that created the instances of queued hooks: `PathRange`s point into it.
     private var paths = UnsafeStack<Unretained<ServiceEntry>>()
-    /// How many queued hooks retained their context.
-    private var retainedContexts = 0
+    /// The context containers of queued hooks that are not the resolution's origin: the queue keeps them alive until
+    /// their hooks ran.
+    private var retainedContexts: [Container] = []
 
     var isEmpty: Bool { pending.isEmpty }
     var count: Int { pending.count }
@@ -52,26 +52,23 @@ struct HookQueue {
         instance: Service,
         graphPosition: Int?,
         depth: Int,
-        context: Unmanaged<Container>,
+        context: Unretained<Container>,
         retainingContext: Bool,
         path hookPath: PathRange,
-        building: UnsafeMutableBufferPointer<Resolution.Frame>,
+        building: UnsafeStack<Resolution.Frame>,
         appending last: Unretained<ServiceEntry>?
     ) {
         let position = graphPosition ?? instances.push(instance)
-        if retainingContext {
-            _ = context.retain()
-            retainedContexts += 1
-        }
+        if retainingContext { retainedContexts.append(context.object) }
         let start = paths.count
         for index in hookPath.start..<(hookPath.start + hookPath.count) { paths.push(paths[index]) }
-        for frame in building { paths.push(frame.entry) }
+        for frame in building.elements { paths.push(frame.entry) }
         if let last { paths.push(last) }
         pending.push(
             Pending(
                 entry: entry, inGraph: graphPosition != nil, position: position,
                 path: PathRange(start: start, count: paths.count - start), depth: depth, context: context,
-                retainsContext: retainingContext, storage: entry.withObject { $0.storageKind }))
+                storage: entry.withObject { $0.storageKind }))
     }
 
     /// The keys of a path kept in the queue.
@@ -80,16 +77,13 @@ struct HookQueue {
     }
 
     /// Where the instance of `hook` is, given the resolution's graph. Valid until anything is added to either.
-    func address(of hook: Pending, in graph: GraphInstances) -> UnsafeMutableRawPointer {
-        hook.inGraph ? graph.instances.address(of: hook.position) : instances.address(of: hook.position)
+    func location(of hook: Pending, in graph: GraphInstances) -> ValueStack.Location {
+        hook.inGraph ? graph.instances.location(of: hook.position) : instances.location(of: hook.position)
     }
 
     /// Forgets every queued hook, and releases what they kept. Keeps the buffers' capacity.
     mutating func removeAll() {
-        if retainedContexts > 0 {
-            for hook in pending.elements where hook.retainsContext { hook.context.release() }
-            retainedContexts = 0
-        }
+        if !retainedContexts.isEmpty { retainedContexts.removeAll(keepingCapacity: true) }
         pending.removeAll()
         instances.removeAll()
         paths.removeAll()
@@ -113,33 +107,33 @@ extension Resolution {
         graphPosition: Int?,
         builtLast: Bool
     ) {
-        let context = state.pointee.context
-        state.pointee.hooks.enqueue(
+        let context = state.value.context
+        state.value.hooks.enqueue(
             entry, instance: instance, graphPosition: graphPosition, depth: depth, context: context,
-            retainingContext: context.toOpaque() != Unmanaged.passUnretained(origin).toOpaque(),
-            path: state.pointee.hookPath, building: state.pointee.building.elements,
+            retainingContext: !context.refers(to: origin),
+            path: state.value.hookPath, building: state.value.building,
             appending: builtLast ? entry : nil)
     }
 
     /// The keys of a path kept in the hook queue.
     func keys(of path: HookQueue.PathRange) -> [ServiceKey] {
-        state.pointee.hooks.keys(of: path)
+        state.value.hooks.keys(of: path)
     }
 
     /// Runs the queued `initCompleted` hooks in their order (see ``HookQueue``). A resolve inside a hook goes one
     /// level deeper than the hook's instance, so a chain of hooks that never ends runs into the depth limit.
     func runPendingHooks() throws {
         var next = 0
-        while next < state.pointee.hooks.count {
-            let pending = state.pointee.hooks[next]
+        while next < state.value.hooks.count {
+            let pending = state.value.hooks[next]
             next += 1
-            let saved = (state.pointee.context, state.pointee.depth, state.pointee.hookPath, state.pointee.hookStorage)
-            state.pointee.context = pending.context
-            state.pointee.depth = pending.depth
-            state.pointee.hookPath = pending.path
-            state.pointee.hookStorage = pending.storage
+            let saved = (state.value.context, state.value.depth, state.value.hookPath, state.value.hookStorage)
+            state.value.context = pending.context
+            state.value.depth = pending.depth
+            state.value.hookPath = pending.path
+            state.value.hookStorage = pending.storage
             defer {
-                (state.pointee.context, state.pointee.depth, state.pointee.hookPath, state.pointee.hookStorage) = saved
+                (state.value.context, state.value.depth, state.value.hookPath, state.value.hookStorage) = saved
             }
             try runHook(of: pending) { entry, instance in try entry.firstHook?.run(self, instance) }
             let count = pending.entry.withObject { $0.hooks.count }
@@ -149,16 +143,16 @@ extension Resolution {
         }
     }
 
-    /// Runs one hook of a pending instance, handing it the instance's address.
+    /// Runs one hook of a pending instance, handing it the instance's location.
     @inline(__always)
     func runHook(
         of pending: HookQueue.Pending,
-        _ run: (ServiceEntry, UnsafeRawPointer) throws -> Void
+        _ run: (ServiceEntry, ValueStack.Location) throws -> Void
     ) throws {
         do {
             // Found again for each hook: a hook may add instances, which can move the others. The hook copies its
             // instance before it runs user code.
-            let instance = state.pointee.hooks.address(of: pending, in: state.pointee.graph)
+            let instance = state.value.hooks.location(of: pending, in: state.value.graph)
             try pending.entry.withObject { try run($0, instance) }
         } catch {
             let path = keys(of: pending.path)

@@ -25,24 +25,24 @@ final class InstanceStorage: @unchecked Sendable {
     }
 
     let retention: ObjectScope.Retention
-    /// The owning container's lock, unretained: the container outlives every use of its storages (a look-up runs
-    /// on the container, and a resolution keeps the container it started in, and so its ancestors, alive), a
-    /// strong reference would be a cycle through the container's entries, and the read of a held instance must
-    /// not retain it.
-    private let lockReference: Unmanaged<Protected<Registry>>
-    private var lock: Protected<Registry> { lockReference.takeUnretainedValue() }
+    /// The owning container's lock, unretained in every build: the container outlives every use of its storages (a
+    /// look-up runs on the container, and a resolution keeps the container it started in, and so its ancestors,
+    /// alive), a strong reference would be a cycle through the container's entries, and the read of a held instance
+    /// must not retain it.
+    private let lockReference: Unretained<Protected<Registry>>
+    private var lock: Protected<Registry> { lockReference.object }
     private var state = State.empty
     /// Set when the registration leaves its container; never cleared.
     private var isRetired = false
-    /// The instance being built (both retentions, once the factory returned), or held (strong retention). Kept as
-    /// `Unmanaged`, retained, so that `loadHeld` reads it under the lock without retaining the box (measured: a
-    /// tenth of a cached permanent resolve).
-    private var valueReference: Unmanaged<StoredValue>?
+    /// The instance being built (both retentions, once the factory returned), or held (strong retention). Retained
+    /// by hand, so that `loadHeld` reads it under the lock without retaining the box (measured: a tenth of a cached
+    /// permanent resolve).
+    private var valueReference: ManuallyRetained<StoredValue>?
     private var value: StoredValue? {
-        get { valueReference?.takeUnretainedValue() }
+        get { valueReference?.object }
         set {
             let old = valueReference
-            valueReference = newValue.map { .passRetained($0) }
+            valueReference = newValue.map { ManuallyRetained($0) }
             old?.release()
         }
     }
@@ -61,7 +61,7 @@ final class InstanceStorage: @unchecked Sendable {
     init(retention: ObjectScope.Retention, releaseHooks: [ReleaseHook], lock: Protected<Registry>) {
         self.retention = retention
         self.releaseHooks = releaseHooks
-        lockReference = .passUnretained(lock)
+        lockReference = Unretained(lock, retainedInChecks: false)
     }
 
     deinit {
@@ -95,11 +95,11 @@ final class InstanceStorage: @unchecked Sendable {
     /// code costs a generic-metadata look-up on every call (measured: a third of a transient resolve).
     @inline(__always)
     func loadHeld<Service>(as _: Service.Type) throws(NotHeld) -> Service {
-        lockReference._withUnsafeGuaranteedRef { $0.lock() }
-        defer { lockReference._withUnsafeGuaranteedRef { $0.unlock() } }
+        lockReference.withObject { $0.lock() }
+        defer { lockReference.withObject { $0.unlock() } }
         guard case .holding = state else { throw NotHeld() }
         if retention == .strong, let valueReference {
-            return valueReference._withUnsafeGuaranteedRef { $0.load(as: Service.self) }
+            return valueReference.withObject { $0.load(as: Service.self) }
         }
         // The weak load returns a reference the result takes over. A weakly referenced object keeps its counts in a
         // side table, where a retain and a release cost more than the rest of the resolve, so the reference is moved,
@@ -108,7 +108,7 @@ final class InstanceStorage: @unchecked Sendable {
         guard let dynamicType = object.map({ type(of: $0) }) else { throw NotHeld() }
         // A class registered as itself: the reference is the `Service`, moved out without a cast (measured: the cast
         // was a third of the resolve).
-        if dynamicType == Service.self { return moveReference(out: &object, as: Service.self) }
+        if dynamicType == Service.self { return moveObject(out: &object, as: Service.self) }
         return object as! Service  // A protocol or a superclass: the cast moves the reference.
     }
 
@@ -202,7 +202,7 @@ final class InstanceStorage: @unchecked Sendable {
         withLock {
             guard case .building = state else { return (nil, nil) }
             state = .holding
-            if isRetired || lock.withUnsafeMutablePointerToHeader({ $0.pointee.isClosed }) {
+            if isRetired || lock.withValueAssumingLocked({ $0.isClosed }) {
                 return (nil, releaseLocked())
             }
             guard retention == .weak, let value else { return (nil, nil) }
@@ -228,18 +228,6 @@ final class InstanceStorage: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return body()
-    }
-}
-
-/// Moves the reference out of `object` as a `Service`, and leaves `nil` behind. `Service` must be the object's own
-/// class: the same single reference, reinterpreted.
-@inline(__always)
-private func moveReference<Service>(out object: inout AnyObject?, as _: Service.Type) -> Service {
-    withUnsafeMutablePointer(to: &object) { pointer in
-        let raw = UnsafeMutableRawPointer(pointer)
-        let service = raw.assumingMemoryBound(to: Service.self).move()
-        raw.initializeMemory(as: AnyObject?.self, repeating: nil, count: 1)
-        return service
     }
 }
 

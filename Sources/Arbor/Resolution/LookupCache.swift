@@ -8,7 +8,7 @@ internal import ArborPrimitives
 /// change, so a slot is valid exactly while its version is the container's current one; comparing versions also
 /// tells containers apart.
 ///
-/// Slots refer to entries and owners unretained: a container frees an entry that left its registry only once no
+/// Slots refer to entries and owners unretained, in every build: a container frees an entry that left its registry only once no
 /// thread resolves in its tree (``Reclamation``), and an owner is the starting container or one of its
 /// ancestors, which the caller keeps alive. So a hit retains nothing and writes nothing shared: threads resolving
 /// the same services do not slow each other down.
@@ -23,8 +23,8 @@ final class LookupCache {
         var serviceType = ObjectIdentifier(Never.self)
         var argumentsType = ObjectIdentifier(Never.self)
         var name: String?
-        var entry: Unmanaged<ServiceEntry>?
-        var owner: Unmanaged<Container>?
+        var entry: Unretained<ServiceEntry>?
+        var owner: Unretained<Container>?
         var depthLimit = 0
         var isClosed = false
         /// Strong: the container may replace it meanwhile; the slot's version then no longer matches.
@@ -59,22 +59,54 @@ final class LookupCache {
         reader.exit()
     }
 
-    /// The slot for `key` looked up from `container`, if it holds a valid look-up. Read what you need from it
-    /// before resolving anything else: a later look-up may reuse the slot.
+    /// A valid look-up the cache holds: read what you need from it before resolving anything else, which may reuse
+    /// its slot.
+    struct Hit {
+        fileprivate let slot: UnsafeMutablePointer<Slot>
+
+        /// The registration found, and its owner.
+        var found: Found {
+            Found(entry: Unretained(retaining: slot.pointee.entry!), owner: Unretained(retaining: slot.pointee.owner!))
+        }
+        /// The depth limit of the container the look-up started in.
+        var depthLimit: Int { slot.pointee.depthLimit }
+        /// Whether the container the look-up started in was closed.
+        var isClosed: Bool { slot.pointee.isClosed }
+        /// What watches the container the look-up started in: usually nothing. Copied only when there is one:
+        /// copying `nil` still calls the runtime to retain and release it.
+        var diagnostics: Diagnostics? {
+            isWatched ? copyOfDiagnostics() : nil
+        }
+
+        /// Out of line, so the optimiser cannot fold the `nil` case into an unconditional retain (measured: it did,
+        /// ten instructions on every cached resolve).
+        @inline(never)
+        private func copyOfDiagnostics() -> Diagnostics? { slot.pointee.diagnostics }
+        /// Whether anything watches it, read without retaining it.
+        var isWatched: Bool {
+            // A pattern, not `!= nil`: the comparison copied the reference, a retain and a release.
+            if case .none = slot.pointee.diagnostics { return false }
+            return true
+        }
+    }
+
+    /// The look-up of `key` from `container`, if a slot holds a valid one.
     ///
     /// The cache is two-way set associative: a key has two slots, the one it was stored in last first.
     @inline(__always)
-    func hit(_ key: ServiceKey, in container: Container) -> UnsafeMutablePointer<Slot>? {
-        hit(key, at: Unmanaged.passUnretained(container).toOpaque(), version: container.version.loadInTotalOrder())
+    func hit(_ key: ServiceKey, in container: Container) -> Hit? {
+        hit(
+            key, in: Unretained(container, retainedInChecks: false),
+            version: container.version.loadInTotalOrder())
     }
 
-    /// `hit(_:in:)` for the container at `address`, whose current version is `version`.
+    /// `hit(_:in:)` for `container`, whose current version is `version`.
     @inline(__always)
-    func hit(_ key: ServiceKey, at address: UnsafeMutableRawPointer, version: Int) -> UnsafeMutablePointer<Slot>? {
-        let first = slots + Self.index(key, address)
-        if Self.matches(first, key, version) { return first }
+    func hit(_ key: ServiceKey, in container: Unretained<Container>, version: Int) -> Hit? {
+        let first = slots + Self.index(key, container.toOpaque())
+        if Self.matches(first, key, version) { return Hit(slot: first) }
         let second = first + 1
-        if Self.matches(second, key, version) { return second }
+        if Self.matches(second, key, version) { return Hit(slot: second) }
         return nil
     }
 
@@ -90,12 +122,14 @@ final class LookupCache {
     /// `version` is the starting container's version read before the look-up began, so a change that raced with
     /// it leaves the slot stale rather than wrong.
     func store(_ key: ServiceKey, in container: Container, version: Int, found: Found, lookup: borrowing Lookup) {
-        let slot = slots + Self.index(key, Unmanaged.passUnretained(container).toOpaque())
+        let slot = slots + Self.index(key, Unretained(container, retainedInChecks: false).toOpaque())
         (slot + 1).pointee = slot.pointee
         slot.pointee = Slot(
             version: version, serviceType: ObjectIdentifier(key.serviceType),
-            argumentsType: ObjectIdentifier(key.argumentsType), name: key.name, entry: found.entry.unmanaged,
-            owner: found.ownerReference.unmanaged, depthLimit: lookup.depthLimit, isClosed: lookup.isClosed,
+            argumentsType: ObjectIdentifier(key.argumentsType), name: key.name,
+            entry: Unretained(found.entry.object, retainedInChecks: false),
+            owner: Unretained(found.owner, retainedInChecks: false), depthLimit: lookup.depthLimit,
+            isClosed: lookup.isClosed,
             diagnostics: lookup.diagnostics)
     }
 

@@ -1,7 +1,9 @@
+internal import ArborPrimitives
+
 extension Resolution {
     /// The path to the service being built now, outermost first.
     func path() -> [ServiceKey] {
-        keys(of: state.pointee.hookPath) + state.pointee.building.elements.map(\.key)
+        keys(of: state.value.hookPath) + state.value.building.elements.map(\.key)
     }
 
     /// The error for `key`, with the path to it. Built out of line, like every error here, and handed back boxed:
@@ -29,7 +31,7 @@ extension Resolution {
     func depthLimitError(_ key: ServiceKey) -> any Error {
         error(
             .depthLimitExceeded, key: key,
-            detail: "The limit is \(state.pointee.maxDepth) (maxResolutionDepth of the container where the resolution "
+            detail: "The limit is \(state.value.maxDepth) (maxResolutionDepth of the container where the resolution "
                 + "started).")
     }
 
@@ -39,7 +41,7 @@ extension Resolution {
         var error = ResolutionError(
             .depthLimitExceeded, key: key, path: path() + [key],
             detail: """
-                Depth \(depth) is within maxResolutionDepth (\(state.pointee.maxDepth)), but a level more would \
+                Depth \(depth) is within maxResolutionDepth (\(state.value.maxDepth)), but a level more would \
                 overflow the thread's stack. Resolve on a thread with a larger stack (a secondary thread's stack is \
                 often 512 KB or less), or make the graph shallower.
                 """)
@@ -67,7 +69,7 @@ extension Resolution {
     @inline(__always)
     func cast<Service>(_ instance: Any, key: ServiceKey) throws -> Service {
         func projected<Contained>(_ contained: Contained) -> Service {
-            unsafeBitCast(contained, to: Service.self)  // `Contained` is `Service`: checked below.
+            reinterpret(contained, as: Service.self)  // `Contained` is `Service`: checked below.
         }
         if type(of: instance) == Service.self { return projected(instance) }
         return try castChecked(instance, key: key)

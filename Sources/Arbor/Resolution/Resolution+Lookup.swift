@@ -5,16 +5,15 @@ extension Resolution {
     /// the registries' locks and then cached.
     @inline(__always)
     func find(_ key: ServiceKey, in container: Container) -> Found? {
-        find(key, in: .passUnretained(container))
+        find(key, in: Unretained(container, retainedInChecks: false))
     }
 
     /// `container` unretained: it is the resolution's context, which the caller keeps alive.
     @inline(__always)
-    func find(_ key: ServiceKey, in container: Unmanaged<Container>) -> Found? {
-        let version = container._withUnsafeGuaranteedRef { $0.version }.loadInTotalOrder()
-        let slot = withCache { $0.hit(key, at: container.toOpaque(), version: version) }
-        if let slot { return Found(entry: Unretained(slot.pointee.entry!), owner: Unretained(slot.pointee.owner!)) }
-        return findSlowly(key, in: container.takeUnretainedValue())
+    func find(_ key: ServiceKey, in container: Unretained<Container>) -> Found? {
+        let version = container.withObject { $0.version }.loadInTotalOrder()
+        if let hit = withCache({ $0.hit(key, in: container, version: version) }) { return hit.found }
+        return findSlowly(key, in: container.object)
     }
 
     func findSlowly(_ key: ServiceKey, in container: Container) -> Found? {

@@ -1,3 +1,5 @@
+internal import ArborPrimitives
+
 extension Resolution {
     // MARK: Resolver
 
@@ -9,9 +11,9 @@ extension Resolution {
             .resolve(serviceType, name: name)
         }
         let key = ServiceKey(serviceType: serviceType, name: name, argumentsType: Void.self)
-        let depth = state.pointee.depth + 1
+        let depth = state.value.depth + 1
         // The common case inline: a transient or graph-scoped registration, while nothing watches.
-        let found = find(key, in: state.pointee.context)
+        let found = find(key, in: state.value.context)
         if let found, takesFastPath(found) { return try resolvePlain(found, key: key, depth: depth) }
         return try resolve(key, found: found, depth: depth)
     }
@@ -25,13 +27,13 @@ extension Resolution {
             let key = ServiceKey(serviceType: serviceType, name: name, argumentsType: (repeat each Argument).self)
             return try originForNewResolution(key).resolve(serviceType, name: name, arguments: repeat each arguments)
         }
-        return try resolve(serviceType, name: name, depth: state.pointee.depth + 1, arguments: repeat each arguments)
+        return try resolve(serviceType, name: name, depth: state.value.depth + 1, arguments: repeat each arguments)
     }
 
     /// Resolves within this resolution, at `depth`.
     func resolve<Service>(_ serviceType: Service.Type, name: String?, depth: Int) throws -> Service {
         let key = ServiceKey(serviceType: serviceType, name: name, argumentsType: Void.self)
-        return try resolve(key, found: find(key, in: state.pointee.context), depth: depth)
+        return try resolve(key, found: find(key, in: state.value.context), depth: depth)
     }
 
     /// Resolves `key`, a key without arguments, from what a look-up found: by the rules of its registration, or
@@ -57,7 +59,7 @@ extension Resolution {
         depth: Int,
         arguments: repeat each Argument
     ) throws -> Service {
-        guard depth <= state.pointee.maxDepth else { throw depthLimitError(key) }
+        guard depth <= state.value.maxDepth else { throw depthLimitError(key) }
         do {
             return try derive(Service.self, name: key.name, depth: depth, arguments: repeat each arguments)
         } catch is NotDerivable {
@@ -76,7 +78,7 @@ extension Resolution {
         guard argumentsType != Void.self else { return try resolve(serviceType, name: name, depth: depth) }
         let key = ServiceKey(serviceType: serviceType, name: name, argumentsType: argumentsType)
         return try resolve(
-            key, found: find(key, in: state.pointee.context), depth: depth, arguments: repeat each arguments)
+            key, found: find(key, in: state.value.context), depth: depth, arguments: repeat each arguments)
     }
 
     /// Resolves `key`, a key with runtime arguments, from what a look-up found.
@@ -121,9 +123,9 @@ extension Resolution {
         arguments: repeat each Argument
     ) throws -> Service {
         if let active = ThreadContext.existing?.active,
-            active._withUnsafeGuaranteedRef({ $0.state.pointee.phase == .active && $0.identity == identity })
+            active.withObject({ $0.state.value.phase == .active && $0.identity == identity })
         {
-            return try active._withUnsafeGuaranteedRef {
+            return try active.withObject {
                 try $0.resolveJoining(serviceType, name: name, in: context, arguments: repeat each arguments)
             }
         }
@@ -137,10 +139,10 @@ extension Resolution {
         in context: Container,
         arguments: repeat each Argument
     ) throws -> Service {
-        let saved = state.pointee.context
-        state.pointee.context = .passUnretained(context)
-        defer { state.pointee.context = saved }
-        return try resolve(serviceType, name: name, depth: state.pointee.depth + 1, arguments: repeat each arguments)
+        let saved = state.value.context
+        state.value.context = Unretained(context, retainedInChecks: false)
+        defer { state.value.context = saved }
+        return try resolve(serviceType, name: name, depth: state.value.depth + 1, arguments: repeat each arguments)
     }
 
     /// Resolves the target of a forward, whose build is running: the registration under `key` in `owner` (the
@@ -152,11 +154,11 @@ extension Resolution {
         in owner: Container,
         arguments: ArgumentsTuple?
     ) throws -> Target {
-        let depth = state.pointee.depth
+        let depth = state.value.depth
         var found = find(key, in: owner)
         while true {
             guard let registered = found else {
-                guard depth <= state.pointee.maxDepth else { throw depthLimitError(key) }
+                guard depth <= state.value.maxDepth else { throw depthLimitError(key) }
                 throw notRegisteredError(key)
             }
             do {
@@ -177,11 +179,11 @@ extension Resolution {
     }
 
     /// The container where look-ups start at this point of the resolution.
-    var currentContext: Container { state.pointee.context.takeUnretainedValue() }
+    var currentContext: Container { state.value.context.object }
 
     /// Whether `key` has a registration, or can be derived from one, where look-ups start at this point.
     func canResolve(_ key: ServiceKey) -> Bool {
-        find(key, in: state.pointee.context) != nil
+        find(key, in: state.value.context) != nil
     }
 
     /// Builds a service that has no registration of its own from one that has: `Optional<T>` from `T`, and so on.

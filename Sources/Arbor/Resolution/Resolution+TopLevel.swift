@@ -15,7 +15,7 @@ extension Resolution {
             // Back to the pool only after the borrow ended: if a factory kept the resolution, leaving the pool
             // releases the pool's reference, and the last one may be another thread's.
             defer { ResolutionPool.returnToPool(pooled) }
-            return try pooled._withUnsafeGuaranteedRef { try $0.resolveTopLevel(key, in: container) }
+            return try pooled.withObject { try $0.resolveTopLevel(key, in: container) }
         }
         return try resolveInNewResolution(in: container) { try $0.resolveTopLevel(key, in: container) }
     }
@@ -33,7 +33,7 @@ extension Resolution {
         guard key.hasArguments else { return try resolve(serviceType, name: name, in: container) }
         if let pooled = ResolutionPool.idle() {
             defer { ResolutionPool.returnToPool(pooled) }
-            return try pooled._withUnsafeGuaranteedRef {
+            return try pooled.withObject {
                 try $0.resolveTopLevel(key, in: container, arguments: repeat each arguments)
             }
         }
@@ -51,11 +51,11 @@ extension Resolution {
         _ key: ServiceKey,
         in container: Container,
         arguments: ArgumentsTuple,
-        into result: UnsafeMutablePointer<Service>
+        into result: ResultSlot<Service>
     ) throws -> Bool {
         guard let pooled = ResolutionPool.idle() else { return false }
         defer { ResolutionPool.returnToPool(pooled) }
-        return try pooled._withUnsafeGuaranteedRef {
+        return try pooled.withObject {
             try $0.resolveTopLevelQuickly(key, in: container, arguments: arguments, into: result)
         }
     }
@@ -127,13 +127,9 @@ extension Resolution {
         _ key: ServiceKey,
         in container: Container
     ) throws -> (found: Found?, depthLimit: Int, diagnostics: Diagnostics?) {
-        if let slot = withCache({ $0.hit(key, in: container) }) {
-            if slot.pointee.isClosed { throw ResolutionError(.containerClosed, key: key, path: [key]) }
-            let found = Found(entry: Unretained(slot.pointee.entry!), owner: Unretained(slot.pointee.owner!))
-            // Copied only when there is one: copying `nil` still calls the runtime to retain and release it.
-            var diagnostics: Diagnostics?
-            if slot.pointee.diagnostics != nil { diagnostics = slot.pointee.diagnostics }
-            return (found, slot.pointee.depthLimit, diagnostics)
+        if let hit = withCache({ $0.hit(key, in: container) }) {
+            if hit.isClosed { throw ResolutionError(.containerClosed, key: key, path: [key]) }
+            return (hit.found, hit.depthLimit, hit.diagnostics)
         }
         let lookup = container.lookupForResolution(key)
         if lookup.isClosed { throw ResolutionError(.containerClosed, key: key, path: [key]) }

@@ -40,31 +40,33 @@ final class Resolution: Resolver, @unchecked Sendable {
     /// Everything else, behind a pointer: the resolution is used from one thread only, so the dynamic exclusivity
     /// checks Swift makes on a class's stored properties buy nothing here (measured: they were a quarter of the
     /// cost of resolving a transient service without dependencies).
-    let state: UnsafeMutablePointer<State>
+    let state: UncheckedCell<State>
 
     struct State {
         /// The container that began the resolution.
-        /// `unowned(unsafe)`, and `context` unretained: the caller of `resolve` keeps the container alive until the
+        /// Unretained, as `context` is, in every build: the caller of `resolve` keeps the container alive until the
         /// resolution ends, and then `detach` keeps it as long as a user keeps the resolution (measured: retaining
-        /// and releasing both containers on every resolve was a tenth of a transient resolve).
-        unowned(unsafe) var origin: Container
+        /// and releasing both containers on every resolve was a tenth of a transient resolve). A finished resolution
+        /// still refers to the last containers it resolved in, which may be gone, and never uses them.
+        var origin: Unretained<Container>
         /// Counts the top-level resolves this object ran: with `uniqueID`, the current one's identity.
         var serial = 0
         /// The thread's ``ThreadContext/stackLimit``, where a nested resolve is refused.
         var stackLimit: UInt = 0
-        /// The thread's context and look-up cache. Unretained, and borrowed where used (measured: loading them from
-        /// `unowned(unsafe)` properties retained and released each, two pairs per resolve): the thread keeps them
-        /// while it runs, and a resolution touches them only while it runs on its thread; a detached one never does.
-        var threadContext: Unmanaged<ThreadContext>
-        var cache: Unmanaged<LookupCache>
+        /// The thread's context and look-up cache. Unretained in every build, and borrowed where used (measured:
+        /// loading them from `unowned(unsafe)` properties retained and released each, two pairs per resolve): the
+        /// thread keeps them while it runs, and a resolution touches them only while it runs on its thread; a
+        /// detached one never does.
+        var threadContext: Unretained<ThreadContext>
+        var cache: Unretained<LookupCache>
         /// The thread's active resolution when this one began, restored when it finishes.
-        var previousActive: Unmanaged<Resolution>?
+        var previousActive: Unretained<Resolution>?
         var maxDepth = 0
         var phase = Phase.finished
         /// Set when the resolution begins: its factories get it as their resolver, and may keep it.
         var lentOut = false
         /// Where look-ups start: the origin, or the container that owns the permanent or weak instance being built.
-        var context: Unmanaged<Container>
+        var context: Unretained<Container>
         /// The depth of the instance whose factory or hook is running; nested resolves go one deeper.
         var depth = -1
         /// The services whose factories are running, outermost first.
@@ -104,45 +106,45 @@ final class Resolution: Resolver, @unchecked Sendable {
     }
 
     init(origin: Container) {
-        state = .allocate(capacity: 1)
         let context = ThreadContext.current
-        state.initialize(
-            to: State(
-                origin: origin, stackLimit: context.stackLimit, threadContext: .passUnretained(context),
-                cache: .passUnretained(context.cache), context: .passUnretained(origin)))
+        state = UncheckedCell(
+            State(
+                origin: Unretained(origin, retainedInChecks: false), stackLimit: context.stackLimit,
+                threadContext: Unretained(context, retainedInChecks: false),
+                cache: Unretained(context.cache, retainedInChecks: false),
+                context: Unretained(origin, retainedInChecks: false)))
         thread = .current
         uniqueID = UniqueNumber.next()
     }
 
     deinit {
-        if state.pointee.phase != .detached { deallocateBuffers() }
-        state.deinitialize(count: 1)
+        if state.value.phase != .detached { deallocateBuffers() }
         state.deallocate()
     }
 
     /// Runs `body` with the thread's look-up cache, borrowed.
     @inline(__always)
     func withCache<Result>(_ body: (LookupCache) throws -> Result) rethrows -> Result {
-        try state.pointee.cache._withUnsafeGuaranteedRef(body)
+        try state.value.cache.withObject(body)
     }
 
     private func deallocateBuffers() {
-        state.pointee.building.deallocate()
-        state.pointee.graph.deallocate()
-        state.pointee.hooks.deallocate()
+        state.value.building.deallocate()
+        state.value.graph.deallocate()
+        state.value.hooks.deallocate()
     }
 
     /// The container that began the resolution.
-    var origin: Container { state.pointee.origin }
+    var origin: Container { state.value.origin.object }
 
     /// Whether the resolution is finished and free for the next top-level resolve on its thread.
-    var isIdle: Bool { state.pointee.phase == .finished }
+    var isIdle: Bool { state.value.phase == .finished }
 
     /// Whether factories or hooks got the resolution as their resolver since the last call: then one of them may
     /// have kept it. Resets the answer.
     func wasLentOut() -> Bool {
-        defer { state.pointee.lentOut = false }
-        return state.pointee.lentOut
+        defer { state.value.lentOut = false }
+        return state.value.lentOut
     }
 
     /// Takes a finished resolution that user code kept out of service for good: it frees its buffers, and from now
@@ -152,8 +154,8 @@ final class Resolution: Resolver, @unchecked Sendable {
     /// instead (``Container/keep(_:)``), and it holds the origin weakly: it stays usable as long as its container
     /// lives, and a resolve through it after the container is gone throws.
     func detach(keptWeakly: Bool) {
-        let origin = state.pointee.origin
-        state.pointee.phase = .detached
+        let origin = state.value.origin.object
+        state.value.phase = .detached
         deallocateBuffers()
         outside.withLock { outside in
             outside.isDetached = true
@@ -169,7 +171,7 @@ final class Resolution: Resolver, @unchecked Sendable {
     /// The container a resolve that does not join this resolution starts in: the origin, unless it is gone.
     func originForNewResolution(_ key: @autoclosure () -> ServiceKey) throws -> Container {
         let origin = outside.withLock { outside -> Container? in
-            guard outside.isDetached else { return state.pointee.origin }  // Alive while the resolution runs.
+            guard outside.isDetached else { return state.value.origin.object }  // Alive while the resolution runs.
             return outside.strongOrigin ?? outside.weakOrigin
         }
         guard let origin else {
@@ -186,24 +188,24 @@ final class Resolution: Resolver, @unchecked Sendable {
     }
 
     /// Names the top-level resolve running now (see ``ResolutionIdentity``).
-    var identity: ResolutionIdentity { ResolutionIdentity(resolution: uniqueID, serial: state.pointee.serial) }
+    var identity: ResolutionIdentity { ResolutionIdentity(resolution: uniqueID, serial: state.value.serial) }
 
     func begin(
         in container: Container,
         maxDepth: Int,
         diagnostics: Diagnostics?
     ) {
-        if diagnostics != nil { state.pointee.diagnostics = diagnostics }  // `finish()` left it nil.
-        state.pointee.origin = container
-        state.pointee.context = .passUnretained(container)
-        state.pointee.maxDepth = maxDepth
-        state.pointee.depth = -1
-        state.pointee.phase = .active
-        state.pointee.lentOut = true
-        state.pointee.serial &+= 1
-        state.pointee.threadContext._withUnsafeGuaranteedRef { context in
-            state.pointee.previousActive = context.active
-            context.active = .passUnretained(self)
+        if diagnostics != nil { state.value.diagnostics = diagnostics }  // `finish()` left it nil.
+        state.value.origin = Unretained(container, retainedInChecks: false)
+        state.value.context = state.value.origin
+        state.value.maxDepth = maxDepth
+        state.value.depth = -1
+        state.value.phase = .active
+        state.value.lentOut = true
+        state.value.serial &+= 1
+        state.value.threadContext.withObject { context in
+            state.value.previousActive = context.active
+            context.active = Unretained(self, retainedInChecks: false)
         }
     }
 
@@ -211,15 +213,15 @@ final class Resolution: Resolver, @unchecked Sendable {
     /// permanent and weak instances it built, then finishes. If that throws, call `failed`.
     @inline(__always)
     func complete(_ key: ServiceKey) throws {
-        if !state.pointee.hooks.isEmpty { try runPendingHooks() }
-        if let group = state.pointee.group { try publish(group, key: key) }
+        if !state.value.hooks.isEmpty { try runPendingHooks() }
+        if let group = state.value.group { try publish(group, key: key) }
         finish()
     }
 
     /// Ends this resolution's part in its creation group: its permanent and weak instances are published once the
     /// whole group has finished. Throws if another member failed, or waiting for the others would never end.
     func publish(_ group: CreationGroup, key: ServiceKey) throws {
-        state.pointee.group = nil
+        state.value.group = nil
         switch CreationCoordinator.shared.finish(member, group: group, failure: nil) {
         case .published:
             return
@@ -233,8 +235,8 @@ final class Resolution: Resolver, @unchecked Sendable {
     /// Ends a resolution that failed: its creation group fails, and abandons the permanent and weak instances its
     /// members claimed. Finishes, and returns the error to throw.
     func failed(_ error: any Error) -> any Error {
-        if let group = state.pointee.group {
-            state.pointee.group = nil
+        if let group = state.value.group {
+            state.value.group = nil
             _ = CreationCoordinator.shared.finish(member, group: group, failure: error)
         }
         finish()
@@ -258,20 +260,20 @@ final class Resolution: Resolver, @unchecked Sendable {
     /// (`hookPath` is empty already: running the hooks restores it, also when one throws.)
     @inline(__always)
     func finish() {
-        state.pointee.phase = .finishing
-        if !state.pointee.graph.isEmpty { state.pointee.graph.removeAll() }
-        if !state.pointee.hooks.isEmpty { state.pointee.hooks.removeAll() }
-        if !state.pointee.building.isEmpty { state.pointee.building.removeAll() }
-        if state.pointee.diagnostics != nil { state.pointee.diagnostics = nil }
-        state.pointee.threadContext._withUnsafeGuaranteedRef { $0.active = state.pointee.previousActive }
-        state.pointee.phase = .finished
+        state.value.phase = .finishing
+        if !state.value.graph.isEmpty { state.value.graph.removeAll() }
+        if !state.value.hooks.isEmpty { state.value.hooks.removeAll() }
+        if !state.value.building.isEmpty { state.value.building.removeAll() }
+        if state.value.diagnostics != nil { state.value.diagnostics = nil }
+        state.value.threadContext.withObject { $0.active = state.value.previousActive }
+        state.value.phase = .finished
     }
 
     /// Whether a resolve through this resolver joins the resolution. `false` on another thread or after the
     /// resolution finished: then it starts a new one.
     func isUsable() throws -> Bool {
         guard thread == .current else { return false }
-        switch state.pointee.phase {
+        switch state.value.phase {
         case .active: return true
         case .finishing, .finished, .detached: return false
         }
@@ -286,18 +288,18 @@ final class Resolution: Resolver, @unchecked Sendable {
     /// a deep graph on a thread with a small stack throws `.depthLimitExceeded` instead of overflowing.
     @inline(__always)
     func enter(_ frame: Frame, key: ServiceKey, depth: Int) throws -> Int {
-        if UInt(carbor_frame_address()) < state.pointee.stackLimit { throw stackExhaustedError(key, depth: depth) }
-        if state.pointee.building.elements.contains(where: { $0.slot == frame.slot }) {
+        if UInt(carbor_frame_address()) < state.value.stackLimit { throw stackExhaustedError(key, depth: depth) }
+        if state.value.building.elements.contains(where: { $0.slot == frame.slot }) {
             throw error(.circularDependency, key: key)
         }
-        state.pointee.building.push(frame)
-        defer { state.pointee.depth = depth }
-        return state.pointee.depth
+        state.value.building.push(frame)
+        defer { state.value.depth = depth }
+        return state.value.depth
     }
 
     @inline(__always)
     func leave(toDepth outerDepth: Int) {
-        state.pointee.building.pop()
-        state.pointee.depth = outerDepth
+        state.value.building.pop()
+        state.value.depth = outerDepth
     }
 }

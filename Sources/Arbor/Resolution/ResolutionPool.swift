@@ -8,8 +8,8 @@ final class ThreadContext {
     /// The thread's look-up cache, shared by the resolutions that run on it.
     let cache = LookupCache()
     /// The innermost top-level resolution running on the thread: the one a `Lazy` or `Provider` made in it joins.
-    /// Unretained: a resolution sets it when it begins and restores it when it finishes.
-    @exclusivity(unchecked) var active: Unmanaged<Resolution>?
+    /// Unretained, in every build: a resolution sets it when it begins and restores it when it finishes.
+    @exclusivity(unchecked) var active: Unretained<Resolution>?
     /// The lowest stack address a resolution may nest at on this thread: the bottom of the thread's stack plus
     /// ``stackMargin``; 0 where the system does not tell (see ``Resolution/enter(_:key:depth:)``).
     let stackLimit: UInt = {
@@ -24,27 +24,21 @@ final class ThreadContext {
 
     /// The calling thread's context, made on first use; released when the thread exits.
     static var current: ThreadContext {
-        if let raw = ThreadLocalSlot.context.value {
-            return Unmanaged<ThreadContext>.fromOpaque(raw).takeUnretainedValue()
-        }
+        if let existing = ThreadLocalSlot.context.object(as: ThreadContext.self) { return existing.object }
         let context = ThreadContext()
-        let raw = Unmanaged.passRetained(context).toOpaque()
-        ThreadLocalSlot.context.set(raw)
-        ThreadLocalSlot.releaseAtThreadExit(raw)
+        ThreadLocalSlot.context.store(context)
+        ThreadLocalSlot.releaseContextAtThreadExit()
         return context
     }
 
     /// The calling thread's context, if it has resolved before.
     static var existing: ThreadContext? {
-        ThreadLocalSlot.context.value.map { Unmanaged<ThreadContext>.fromOpaque($0).takeUnretainedValue() }
+        ThreadLocalSlot.context.object(as: ThreadContext.self)?.object
     }
 
     deinit {
         // The pooled resolution goes with the thread. A deinit it runs that resolves gets a context of its own.
-        if let raw = ThreadLocalSlot.pooled.value {
-            ThreadLocalSlot.pooled.set(nil)
-            Unmanaged<Resolution>.fromOpaque(raw).release()
-        }
+        _ = ThreadLocalSlot.pooled.removeObject(as: Resolution.self)
     }
 }
 
@@ -62,63 +56,49 @@ final class ThreadContext {
 /// The slot is a C thread-local variable (``ThreadLocalSlot``), read without a library call; the thread's
 /// ``ThreadContext`` releases the resolution when the thread exits.
 enum ResolutionPool {
-    /// The calling thread's idle resolution, now the caller's; a new one if there is none, or if it is in use (a
-    /// factory called a container's `resolve`: a nested top-level resolve).
-    ///
-    /// The slot keeps pointing at the resolution while it is in use; the caller holds the slot's reference
-    /// meanwhile, and `recycle` hands it back.
+    /// The calling thread's idle resolution, taken out of its slot; a new one if there is none, or if it is in use
+    /// (a factory called a container's `resolve`: a nested top-level resolve). `recycle` puts it back.
     static func take(for container: Container) -> Resolution {
-        guard let raw = ThreadLocalSlot.pooled.value else {
+        guard let pooled = ThreadLocalSlot.pooled.object(as: Resolution.self), pooled.withObject(\.isIdle) else {
             return Resolution(origin: container)
         }
-        let pooled = Unmanaged<Resolution>.fromOpaque(raw)
-        guard pooled.takeUnretainedValue().isIdle else { return Resolution(origin: container) }
-        return pooled.takeRetainedValue()
+        return ThreadLocalSlot.pooled.removeObject(as: Resolution.self)!
     }
 
     /// The calling thread's pooled resolution if it is idle, unretained: the thread's slot keeps it, and it stays
     /// there. Call `returnToPool` after factories ran in it.
     @inline(__always)
-    static func idle() -> Unmanaged<Resolution>? {
-        guard let raw = ThreadLocalSlot.pooled.value else { return nil }
-        let pooled = Unmanaged<Resolution>.fromOpaque(raw)
-        return pooled._withUnsafeGuaranteedRef { $0.isIdle } ? pooled : nil
+    static func idle() -> Unretained<Resolution>? {
+        guard let pooled = ThreadLocalSlot.pooled.object(as: Resolution.self) else { return nil }
+        return pooled.withObject { $0.isIdle } ? pooled : nil
     }
 
     /// Keeps the pooled resolution in its slot after a resolve, unless something refers to it: then it leaves the
     /// pool for good, detached. Call after the borrow from `idle()` ended.
     @inline(__always)
-    static func returnToPool(_ pooled: Unmanaged<Resolution>) {
+    static func returnToPool(_ pooled: Unretained<Resolution>) {
         // Nothing to check if no factory ran (a held instance was found).
-        guard pooled._withUnsafeGuaranteedRef({ $0.wasLentOut() }) else { return }
-        // The slot's reference is checked where it lives, so the check itself retains nothing (measured: taking it
-        // out and putting it back was a retain and a release on every resolve).
-        let slot = ThreadLocalSlot.pooledAddress
-        guard slot.load(as: UnsafeMutableRawPointer?.self) == pooled.toOpaque() else { return }
-        let stronglyKept = !isKnownUniquelyReferenced(&slot.assumingMemoryBound(to: Resolution.self).pointee)
-        let weaklyKept = pooled._withUnsafeGuaranteedRef { ReferenceCountProbe.hasUnownedOrWeakReferences($0) }
+        guard pooled.withObject({ $0.wasLentOut() }), ThreadLocalSlot.pooled.holds(pooled) else { return }
+        let stronglyKept = !ThreadLocalSlot.pooledHoldsTheOnlyReference(to: pooled)
+        let weaklyKept = pooled.withObject { ReferenceCountProbe.hasUnownedOrWeakReferences($0) }
         guard stronglyKept || weaklyKept else { return }
-        pooled._withUnsafeGuaranteedRef { $0.detach(keptWeakly: weaklyKept) }
-        ThreadLocalSlot.pooled.set(nil)
-        pooled.release()
+        pooled.withObject { $0.detach(keptWeakly: weaklyKept) }
+        // Releases the slot's reference, after the borrow above ended: the last one may be user code's.
+        _ = ThreadLocalSlot.pooled.removeObject(as: Resolution.self)
     }
 
     /// Keeps a finished resolution for the thread's next resolve, unless something else refers to it: then it is
     /// detached.
     static func recycle(_ resolution: inout Resolution) {
-        let inSlot = ThreadLocalSlot.pooled.value == Unmanaged.passUnretained(resolution).toOpaque()
         let stronglyKept = !isKnownUniquelyReferenced(&resolution)
         let weaklyKept = ReferenceCountProbe.hasUnownedOrWeakReferences(resolution)
         guard !stronglyKept, !weaklyKept else {
             resolution.detach(keptWeakly: weaklyKept)
-            if inSlot { ThreadLocalSlot.pooled.set(nil) }
             return
         }
-        if inSlot {
-            _ = Unmanaged.passRetained(resolution)  // The slot owns it again.
-        } else if resolution.thread == .current, ThreadLocalSlot.pooled.value == nil {
+        if resolution.thread == .current, ThreadLocalSlot.pooled.object(as: Resolution.self) == nil {
             _ = ThreadContext.current  // Releases the slot's resolution when the thread exits.
-            ThreadLocalSlot.pooled.set(Unmanaged.passRetained(resolution).toOpaque())
+            ThreadLocalSlot.pooled.store(resolution)
         }
     }
 }

@@ -115,14 +115,13 @@ extension Resolver {
         _ argument: repeat each Argument
     ) throws -> Service {
         var arguments = (firstArgument, repeat each argument)
-        return try withUnsafeTemporaryAllocation(of: Service.self, capacity: 1) { buffer in
-            let result = buffer.baseAddress!
+        return try ResultSlot.with(Service.self) { result in
             let resolved = try ArgumentsTuple.with(tuple: &arguments) { arguments in
                 try resolveQuickly(
                     self, serviceType, name: name, argumentsType: (FirstArgument, repeat each Argument).self,
                     arguments: arguments, into: result)
             }
-            if resolved { return result.move() }
+            if resolved { return result.take() }
             return try resolve(serviceType, name: name, arguments: firstArgument, repeat each argument)
         }
     }
@@ -138,7 +137,7 @@ func resolveQuickly<Service>(
     name: String?,
     argumentsType: Any.Type,
     arguments: ArgumentsTuple,
-    into result: UnsafeMutablePointer<Service>
+    into result: ResultSlot<Service>
 ) throws -> Bool {
     // One argument of type `Void` is no argument: the general path resolves the key without arguments.
     guard argumentsType != Void.self else { return false }

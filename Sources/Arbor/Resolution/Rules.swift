@@ -23,31 +23,31 @@ extension Resolution {
         depth: Int,
         arguments: ArgumentsTuple?
     ) throws -> Service {
-        guard depth <= state.pointee.maxDepth else {
+        guard depth <= state.value.maxDepth else {
             throw depthLimitError(key)
         }
         let entry = found.entry
-        if let observer = state.pointee.diagnostics?.observer {
+        if let observer = state.value.diagnostics?.observer {
             observe(key, entry: entry.object, by: observer)
         }
         let kind = entry.withObject { $0.storageKind }
         switch kind {
         case .none:
             // Transient: built anew, from the current context.
-            let slot = GraphSlot(registration: found.identity, context: state.pointee.context.toOpaque())
+            let slot = GraphSlot(registration: found.identity, context: state.value.context)
             let instance: Service = try build(
                 entry, key: key, slot: slot, kind: kind, depth: depth, arguments: arguments)
             afterBuild(entry, key: key, instance: instance, depth: depth, graphPosition: nil)
             return instance
         case .graph:
             // One per resolution, registration and context.
-            let slot = GraphSlot(registration: found.identity, context: state.pointee.context.toOpaque())
-            if let position = state.pointee.graph.position(of: slot) {
-                return state.pointee.graph.instance(at: position, as: Service.self)
+            let slot = GraphSlot(registration: found.identity, context: state.value.context)
+            if let position = state.value.graph.position(of: slot) {
+                return state.value.graph.instance(at: position, as: Service.self)
             }
             let instance: Service = try build(
                 entry, key: key, slot: slot, kind: kind, depth: depth, arguments: arguments)
-            let position = state.pointee.graph.add(instance, for: slot)
+            let position = state.value.graph.add(instance, for: slot)
             afterBuild(entry, key: key, instance: instance, depth: depth, graphPosition: position)
             return instance
         case .strong, .weak:
@@ -71,7 +71,7 @@ extension Resolution {
         guard let storage = entry.withObject({ $0.storage }) else {
             preconditionFailure("A registration that keeps its instances has a storage.")
         }
-        switch CreationCoordinator.shared.acquire(storage, for: member, group: &state.pointee.group) {
+        switch CreationCoordinator.shared.acquire(storage, for: member, group: &state.value.group) {
         case .held(let instance), .shared(let instance):
             return try cast(instance, key: key)
         case .retired:
@@ -82,10 +82,10 @@ extension Resolution {
             throw groupFailure(failure, key: key)
         case .claimed:
             let owner = found.ownerReference
-            let slot = GraphSlot(registration: found.identity, context: owner.toOpaque())
-            let saved = state.pointee.context
-            state.pointee.context = owner.unmanaged
-            defer { state.pointee.context = saved }
+            let slot = GraphSlot(registration: found.identity, context: owner)
+            let saved = state.value.context
+            state.value.context = owner
+            defer { state.value.context = saved }
             let instance: Service
             do {
                 instance = try build(entry, key: key, slot: slot, kind: kind, depth: depth, arguments: arguments)
@@ -142,7 +142,7 @@ extension Resolution {
         depth: Int,
         graphPosition: Int?
     ) {
-        if let trackers = state.pointee.diagnostics?.trackers, !trackers.isEmpty {
+        if let trackers = state.value.diagnostics?.trackers, !trackers.isEmpty {
             LeakTracker.record(
                 instance, entry: entry.object, owner: currentContext, path: path() + [key],
                 in: trackers)
@@ -158,15 +158,15 @@ extension Resolution {
     /// wired — a captive.
     private func observe(_ key: ServiceKey, entry: ServiceEntry, by observer: ValidationObserver) {
         let scope = entry.scope
-        let building = state.pointee.building.elements
-        let hookPath = keys(of: state.pointee.hookPath)
+        let building = state.value.building.elements
+        let hookPath = keys(of: state.value.hookPath)
         let inHook = building.isEmpty && !hookPath.isEmpty
         let from = building.last?.key ?? hookPath.last
         observer.recordEdge(from: from, to: key, scope: scope, viaHook: inHook)
         guard scope.storage == .weak || entry.isShortLived else { return }
         let holder =
             building.last(where: { $0.storage == .strong })?.key
-            ?? (state.pointee.hookStorage == .strong ? hookPath.last : nil)
+            ?? (state.value.hookStorage == .strong ? hookPath.last : nil)
         if let holder { observer.recordCaptive(key, heldBy: holder, path: path() + [key]) }
     }
 }
