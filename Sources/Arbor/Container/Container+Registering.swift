@@ -136,11 +136,18 @@ extension Container {
     /// container.resetObjectScope(.permanent)   // or .container
     /// container.resetObjectScope(.weak)
     /// container.resetObjectScope(.session)     // a scope of your own
+    /// container.resetObjectScope(.perContainer) // this container's own per-container instances
     /// ```
     ///
-    /// `.graph` and `.transient` keep nothing, so resetting them does nothing. Ancestors are never touched. An
+    /// `.graph` and `.transient` keep nothing, so resetting them does nothing. Ancestors are never touched, and
+    /// neither are descendants: each child keeps its own per-container instances. An
     /// instance being built while you reset is kept once it is finished.
     public func resetObjectScope(_ scope: ObjectScope) {
+        if scope == .perContainer {
+            let storages = registry.withLock { Array($0.perContainer.values) }
+            ReleasedInstance.run(storages.compactMap { $0.release() })
+            return
+        }
         let storages = entries.filter { $0.scope == scope }.compactMap(\.storage)
         ReleasedInstance.run(storages.compactMap { $0.release() })
     }

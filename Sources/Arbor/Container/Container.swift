@@ -69,7 +69,21 @@ public final class Container: Resolver, @unchecked Sendable {
     }
 
     deinit {
+        // Per-container instances go with their container, with their `onRelease` hooks: a request's unit of work
+        // is rolled back even when the request's container is dropped without `close()`.
+        let released = registry.withLock { registry in registry.perContainer.values.compactMap { $0.releaseLocked() } }
+        ReleasedInstance.run(released)
         version.deallocate()
+    }
+
+    /// The storage of `entry`'s per-container instance in this container, made on first use.
+    func perContainerStorage(for entry: ServiceEntry) -> InstanceStorage {
+        registry.withLock { registry in
+            if let storage = registry.perContainer[entry.identity] { return storage }
+            let storage = InstanceStorage(retention: .strong, releaseHooks: entry.releaseHooks, lock: self.registry)
+            registry.perContainer[entry.identity] = storage
+            return storage
+        }
     }
 
     /// Invalidates every thread's cached look-ups that start in this container. Call after the change.
@@ -351,7 +365,9 @@ public final class Container: Resolver, @unchecked Sendable {
         let (released, children) = registry.withLock { registry in
             guard !registry.isClosed else { return ([ReleasedInstance](), [Container]()) }
             registry.isClosed = true
-            let released = registry.entries.values.compactMap { $0.storage?.releaseLocked() }
+            let released =
+                registry.entries.values.compactMap { $0.storage?.releaseLocked() }
+                + registry.perContainer.values.compactMap { $0.releaseLocked() }
             return (released, registry.children.compactMap(\.container))
         }
         changed()
@@ -419,6 +435,9 @@ struct Registry {
     var retired: [ServiceEntry] = []
     /// Resolutions that user code keeps only `weak` or `unowned` (see `Container.keep`).
     var keptResolutions: [Resolution] = []
+    /// The storages of the per-container instances this container keeps, by registration identity
+    /// (``ObjectScope/perContainer``).
+    var perContainer: [Int: InstanceStorage] = [:]
     var pruneKeptResolutionsAt = 16
 }
 

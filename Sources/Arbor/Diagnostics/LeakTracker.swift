@@ -99,10 +99,12 @@ public final class LeakTracker: @unchecked Sendable {
     // MARK: Recording; called by resolutions
 
     static func record<Service>(
-        _ instance: Service, entry: ServiceEntry, owner: Container, path: [ServiceKey], in trackers: [WeakTracker]
+        _ instance: Service, entry: ServiceEntry, keptBy storage: InstanceStorage?, owner: Container,
+        path: [ServiceKey], in trackers: [WeakTracker]
     ) {
         guard let object = asObject(instance) else { return }
-        let storage = entry.scope.storage == .strong ? entry.storage : nil
+        // Kept for good: a permanent (or strong custom-scope) instance, or a per-container one.
+        let storage = entry.scope.storage == .weak ? nil : storage
         let record = Record(
             object: object, key: entry.key, scope: entry.scope, path: path, storage: storage,
             owner: storage == nil ? nil : owner)

@@ -14,7 +14,9 @@ public struct ValidationReport: Sendable, CustomStringConvertible {
             /// Resolving the registration threw this error.
             case resolutionFailed(ResolutionError)
             /// A weak-scoped service, or one marked ``Registration/shortLived()``, was resolved while building (or
-            /// wiring) a permanent one, `holder`, which then keeps it alive for good.
+            /// wiring) a permanent one, `holder`, which then keeps it alive for good; or a
+            /// ``ObjectScope/perContainer`` service was resolved while building a permanent or weak one, which then
+            /// keeps the instance of whichever container resolved it first.
             case captiveDependency(holder: ServiceKey)
         }
 
@@ -24,6 +26,8 @@ public struct ValidationReport: Sendable, CustomStringConvertible {
         public let kind: Kind
         /// The services being built when it showed, outermost first.
         public let path: [ServiceKey]
+        /// For a captive dependency: whether the captive is per-container (else weak or short-lived).
+        var capturesPerContainer = false
 
         /// The problem for a person: what failed and the path, with a hint.
         public var description: String {
@@ -32,6 +36,15 @@ public struct ValidationReport: Sendable, CustomStringConvertible {
                 let indented = error.description.split(separator: "\n", omittingEmptySubsequences: false)
                     .map { "  \($0)" }.joined(separator: "\n")
                 return "✗ \(key) does not resolve:\n\(indented)"
+            case .captiveDependency(let holder) where capturesPerContainer:
+                let captive = path.last.map(\.description) ?? "?"
+                return """
+                    ✗ \(captive) is captured by \(holder), which every container shares, though \(captive) is \
+                    per-container: \(holder) keeps the instance of the first container that resolved it.
+                      path: \(ResolutionError.describe(path))
+                      Let \(holder) take a Provider<…> of it and resolve one in each container, or make \(holder) \
+                    per-container too.
+                    """
             case .captiveDependency(let holder):
                 let captive = path.last.map(\.description) ?? "?"
                 return """
@@ -176,7 +189,10 @@ extension Container {
                 problems.append(.init(key: key, kind: .resolutionFailed(wrapped), path: [key]))
             }
             for captive in observer.takeCaptives() {
-                problems.append(.init(key: key, kind: .captiveDependency(holder: captive.holder), path: captive.path))
+                var problem = ValidationReport.Problem(
+                    key: key, kind: .captiveDependency(holder: captive.holder), path: captive.path)
+                problem.capturesPerContainer = captive.isPerContainer
+                problems.append(problem)
             }
         }
         let (edges, scopes) = observer.graph()
@@ -247,6 +263,7 @@ final class ValidationObserver: @unchecked Sendable {
     struct Captive {
         let holder: ServiceKey
         let path: [ServiceKey]
+        let isPerContainer: Bool
     }
 
     private struct State {
@@ -273,10 +290,10 @@ final class ValidationObserver: @unchecked Sendable {
         }
     }
 
-    func recordCaptive(_ key: ServiceKey, heldBy holder: ServiceKey, path: [ServiceKey]) {
+    func recordCaptive(_ key: ServiceKey, heldBy holder: ServiceKey, path: [ServiceKey], isPerContainer: Bool) {
         state.withLock { state in
             guard state.seenCaptives.insert([holder, key]).inserted else { return }
-            state.captives.append(Captive(holder: holder, path: path))
+            state.captives.append(Captive(holder: holder, path: path, isPerContainer: isPerContainer))
         }
     }
 

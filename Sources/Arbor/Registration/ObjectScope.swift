@@ -12,6 +12,7 @@
 /// | ``graph`` (the default) | one per top-level `resolve` call, shared by everything built in it | the caller |
 /// | ``weak`` | one per registration while anything else holds it | the caller; the container only weakly |
 /// | ``permanent`` (or ``container``) | one per registration | the container that holds the registration |
+/// | ``perContainer`` | one per container that resolves it: a child per request gets its own | the container the top-level `resolve` started in |
 ///
 /// Permanent and weak instances belong to the container that holds the registration and are built from it,
 /// so a child container's override never ends up inside an instance the parent shares. Transient and graph
@@ -43,6 +44,8 @@ public struct ObjectScope: Hashable, Sendable, CustomStringConvertible {
         case graph
         case strong
         case weak
+        /// Strongly, in the container the top-level resolve started in.
+        case perContainer
     }
 
     /// The scope's name, as it appears in descriptions.
@@ -81,7 +84,30 @@ public struct ObjectScope: Hashable, Sendable, CustomStringConvertible {
     /// Another name for ``permanent``.
     public static var container: ObjectScope { .permanent }
 
-    /// The scope's name: `transient`, `graph`, `weak`, `permanent`, or the name of a scope of your own.
+    /// One instance per container that resolves it — the container the top-level `resolve` (or the `Lazy` or
+    /// `Provider`) started in — kept by that container, shared by everything resolved from it, and released with
+    /// its ``Registration/onRelease(_:)`` hooks when that container is closed or deinitialised. Register it once,
+    /// in the root or an ``Assembly``; a child per request, test or session then gets an instance of its own:
+    ///
+    /// ```swift
+    /// app.register(UnitOfWork.self) { r in UnitOfWork(database: try r.resolve()) }
+    ///     .inObjectScope(.perContainer)
+    ///     .onRelease { work in work.rollBackIfOpen() }
+    ///
+    /// let request = app.makeChild()
+    /// let work = try request.resolve(UnitOfWork.self)      // this request's own
+    /// try request.resolve(NotesController.self)            // shares `work`
+    /// request.close()                                      // rolls it back if still open
+    /// ```
+    ///
+    /// The instance is built from the container that keeps it, so it sees that container's registrations (the
+    /// request's values) and its ancestors'. A permanent or weak service must not depend on one: it would keep the
+    /// instance of whichever container resolved it first — a *captive dependency*, which ``Container/validate()``
+    /// reports. Resolve a ``Provider`` of it, or give the holder `.perContainer` too.
+    public static let perContainer = ObjectScope(name: "perContainer", storage: .perContainer)
+
+    /// The scope's name: `transient`, `graph`, `weak`, `permanent`, `perContainer`, or the name of a scope of your
+    /// own.
     public var description: String { name }
 
     /// Whether two scopes are the same: the same name and the same way of keeping instances.

@@ -64,7 +64,7 @@ class ServiceEntry: @unchecked Sendable {
             switch configuration.scope.storage {
             case .none: .transient
             case .graph: .graph
-            case .strong, .weak: .held
+            case .strong, .weak, .perContainer: .held
             }
         let hasHooks = !configuration.hooks.isEmpty
         let isPlain = shape != .held && !isForward

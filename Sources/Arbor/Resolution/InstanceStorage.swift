@@ -75,7 +75,8 @@ final class InstanceStorage: @unchecked Sendable {
         lock: Protected<Registry>
     ) -> InstanceStorage? {
         switch scope.storage {
-        case .none, .graph: nil
+        // Per-container instances live in the containers that resolve them (`Container.perContainerStorage`).
+        case .none, .graph, .perContainer: nil
         case .strong: InstanceStorage(retention: .strong, releaseHooks: releaseHooks, lock: lock)
         case .weak: InstanceStorage(retention: .weak, releaseHooks: releaseHooks, lock: lock)
         }

@@ -9,6 +9,7 @@ internal import ArborPrimitives
 /// | graph | the resolution's graph, per registration and context | this resolution, in the current context | when the resolution finishes, unless the caller keeps it |
 /// | strong (permanent, custom) | the registration's storage, in its container | the first resolution that needs it, in the owning container (``CreationCoordinator``) | on `close()`, `resetObjectScope`, or when the registration leaves its container |
 /// | weak | the registration's storage, weakly | as for strong | when nothing else holds it |
+/// | perContainer | a storage in the container the top-level resolve started in (the origin), per registration | the first resolution that needs it there, in the origin | when the origin is closed or deinitialised, or `resetObjectScope(.perContainer)` on it |
 ///
 /// The switch in ``resolveByRules(_:found:depth:arguments:)`` is exhaustive over ``ObjectScope/Storage``: a new
 /// kind does not compile until each of these decisions is made for it. ``takesFastPath(_:)`` (FastPath.swift) is an
@@ -53,24 +54,35 @@ extension Resolution {
         case .strong, .weak:
             // One per registration, kept by the container that holds it, and built from that container.
             do throws(NotHeld) { return try found.loadHeld(as: Service.self) } catch {}
-            return try acquire(found, key: key, kind: kind, depth: depth, arguments: arguments)
+            guard let storage = entry.withObject({ $0.storage }) else {
+                preconditionFailure("A registration that keeps its instances has a storage.")
+            }
+            return try acquire(
+                found, storage: storage, in: found.ownerReference, key: key, kind: kind, depth: depth,
+                arguments: arguments)
+        case .perContainer:
+            // One per registration and origin, kept by the origin, and built from it.
+            let origin = state.value.origin
+            let storage = origin.withObject { $0.perContainerStorage(for: entry.object) }
+            do throws(NotHeld) { return try storage.loadHeld(as: Service.self) } catch {}
+            return try acquire(
+                found, storage: storage, in: origin, key: key, kind: kind, depth: depth, arguments: arguments)
         }
     }
 
-    /// A permanent or weak instance nobody holds: waits for the resolution that builds it, or builds it here, in its
-    /// owning container (see ``CreationCoordinator``).
+    /// A permanent, weak or per-container instance `storage` does not hold: waits for the resolution that builds
+    /// it, or builds it here, from `owner`, the container that keeps it (see ``CreationCoordinator``).
     @inline(__always)
     private func acquire<Service>(
         _ found: Found,
+        storage: InstanceStorage,
+        in owner: Unretained<Container>,
         key: ServiceKey,
         kind: ObjectScope.Storage,
         depth: Int,
         arguments: ArgumentsTuple?
     ) throws -> Service {
         let entry = found.entry
-        guard let storage = entry.withObject({ $0.storage }) else {
-            preconditionFailure("A registration that keeps its instances has a storage.")
-        }
         switch CreationCoordinator.shared.acquire(storage, for: member, group: &state.value.group) {
         case .held(let instance), .shared(let instance):
             return try cast(instance, key: key)
@@ -81,7 +93,6 @@ extension Resolution {
         case .failed(let failure):
             throw groupFailure(failure, key: key)
         case .claimed:
-            let owner = found.ownerReference
             let slot = GraphSlot(registration: found.identity, context: owner)
             let saved = state.value.context
             state.value.context = owner
@@ -100,7 +111,7 @@ extension Resolution {
             } else {
                 CreationCoordinator.shared.built(instance, in: storage)
             }
-            afterBuild(entry, key: key, instance: instance, depth: depth, graphPosition: nil)
+            afterBuild(entry, key: key, instance: instance, depth: depth, graphPosition: nil, keptBy: storage)
             return instance
         }
     }
@@ -134,17 +145,19 @@ extension Resolution {
     }
 
     /// Records a new instance for the leak trackers, and queues its hooks. `graphPosition` is where the graph keeps
-    /// the instance, if it does. The instance's own frame has left `building`: its key ends the path.
+    /// the instance, if it does, and `storage` the storage that keeps it, if one does. The instance's own frame has
+    /// left `building`: its key ends the path.
     private func afterBuild<Service>(
         _ entry: Unretained<ServiceEntry>,
         key: ServiceKey,
         instance: Service,
         depth: Int,
-        graphPosition: Int?
+        graphPosition: Int?,
+        keptBy storage: InstanceStorage? = nil
     ) {
         if let trackers = state.value.diagnostics?.trackers, !trackers.isEmpty {
             LeakTracker.record(
-                instance, entry: entry.object, owner: currentContext, path: path() + [key],
+                instance, entry: entry.object, keptBy: storage, owner: currentContext, path: path() + [key],
                 in: trackers)
         }
         guard entry.withObject({ $0.hasHooks }) else { return }
@@ -154,8 +167,8 @@ extension Resolution {
     // MARK: Validation
 
     /// Tells `observer` that `key` is being resolved here: the edge from the service being built (or whose hook
-    /// runs), and — for a weak-scoped or short-lived service resolved while a strongly kept instance is built or
-    /// wired — a captive.
+    /// runs), and a captive — a weak-scoped or short-lived service resolved while a strongly kept instance is built
+    /// or wired, or a per-container one while a permanent or weak one is.
     private func observe(_ key: ServiceKey, entry: ServiceEntry, by observer: ValidationObserver) {
         let scope = entry.scope
         let building = state.value.building.elements
@@ -163,11 +176,17 @@ extension Resolution {
         let inHook = building.isEmpty && !hookPath.isEmpty
         let from = building.last?.key ?? hookPath.last
         observer.recordEdge(from: from, to: key, scope: scope, viaHook: inHook)
-        guard scope.storage == .weak || entry.isShortLived else { return }
+        let isPerContainer = scope.storage == .perContainer
+        guard scope.storage == .weak || entry.isShortLived || isPerContainer else { return }
+        // A per-container instance is captive in anything every container shares; the others only in what is kept
+        // for good.
+        let holds: (ObjectScope.Storage) -> Bool = { $0 == .strong || (isPerContainer && $0 == .weak) }
         let holder =
-            building.last(where: { $0.storage == .strong })?.key
-            ?? (state.value.hookStorage == .strong ? hookPath.last : nil)
-        if let holder { observer.recordCaptive(key, heldBy: holder, path: path() + [key]) }
+            building.last(where: { holds($0.storage) })?.key
+            ?? (holds(state.value.hookStorage) ? hookPath.last : nil)
+        if let holder {
+            observer.recordCaptive(key, heldBy: holder, path: path() + [key], isPerContainer: isPerContainer)
+        }
     }
 }
 
