@@ -32,6 +32,8 @@ extension Resolution {
             observe(key, entry: entry.object, by: observer)
         }
         let kind = entry.withObject { $0.storageKind }
+        let storage: InstanceStorage
+        let owner: Unretained<Container>
         switch kind {
         case .none:
             // Transient: built anew, from the current context.
@@ -54,20 +56,19 @@ extension Resolution {
         case .strong, .weak:
             // One per registration, kept by the container that holds it, and built from that container.
             do throws(NotHeld) { return try found.loadHeld(as: Service.self) } catch {}
-            guard let storage = entry.withObject({ $0.storage }) else {
+            guard let held = entry.withObject({ $0.storage }) else {
                 preconditionFailure("A registration that keeps its instances has a storage.")
             }
-            return try acquire(
-                found, storage: storage, in: found.ownerReference, key: key, kind: kind, depth: depth,
-                arguments: arguments)
+            storage = held
+            owner = found.ownerReference
         case .perContainer:
             // One per registration and origin, kept by the origin, and built from it.
-            let origin = state.value.origin
-            let storage = origin.withObject { $0.perContainerStorage(for: entry.object) }
+            owner = state.value.origin
+            storage = owner.withObject { $0.perContainerStorage(for: entry.object) }
             do throws(NotHeld) { return try storage.loadHeld(as: Service.self) } catch {}
-            return try acquire(
-                found, storage: storage, in: origin, key: key, kind: kind, depth: depth, arguments: arguments)
         }
+        // One call site: `acquire` is inlined, and a second copy made every level of a resolve take more stack.
+        return try acquire(found, storage: storage, in: owner, key: key, kind: kind, depth: depth, arguments: arguments)
     }
 
     /// A permanent, weak or per-container instance `storage` does not hold: waits for the resolution that builds
