@@ -102,7 +102,7 @@ public struct ObjectScope: Hashable, Sendable, CustomStringConvertible {
     ///
     /// The instance is built from the container that keeps it, so it sees that container's registrations (the
     /// request's values) and its ancestors'. A permanent or weak service must not depend on one: it would keep the
-    /// instance of whichever container resolved it first — a *captive dependency*, which ``Container/validate()``
+    /// instance of whichever container resolved it first — a *captive dependency*, which ``Container/validate(samples:)``
     /// reports. Resolve a ``Provider`` of it, or give the holder `.perContainer` too.
     public static let perContainer = ObjectScope(name: "perContainer", storage: .perContainer)
 
