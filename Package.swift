@@ -16,9 +16,11 @@ let package = Package(
         .target(name: "Arbor", dependencies: ["CArborSupport", "ArborPrimitives"]),
         .target(name: "ArborTesting", dependencies: ["Arbor"]),
         .executableTarget(name: "Examples", dependencies: ["Arbor"], path: "Examples"),
-        .testTarget(name: "ArborTests", dependencies: ["Arbor", "ArborTesting"]),
+        // What the test targets share (a seedable generator, threads that start together): not a product.
+        .target(name: "ArborTestSupport", path: "Tests/ArborTestSupport"),
+        .testTarget(name: "ArborTests", dependencies: ["Arbor", "ArborTesting", "ArborTestSupport"]),
         .testTarget(name: "ArborTestingTests", dependencies: ["Arbor", "ArborTesting"]),
-        .testTarget(name: "ArborPrimitivesTests", dependencies: ["ArborPrimitives"]),
+        .testTarget(name: "ArborPrimitivesTests", dependencies: ["ArborPrimitives", "ArborTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

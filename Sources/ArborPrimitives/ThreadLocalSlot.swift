@@ -14,7 +14,7 @@ import Musl
 ///
 /// Arbor has two: `context`, the thread's resolving state (its look-up cache and more), and `pooled`, the
 /// resolution the thread reuses for its top-level resolves. What a slot points at is the owner's business: Arbor keeps
-/// a retained object in each, and ``releaseAtThreadExit(_:)`` has the context released when its thread exits.
+/// a retained object in each, and ``releaseContextAtThreadExit()`` has the context released when its thread exits.
 ///
 /// Safe because: the variables are `_Thread_local`, so no other thread reads or writes them, and a slot only stores a
 /// pointer; it retains, releases and dereferences nothing itself.
@@ -97,17 +97,11 @@ package enum ThreadLocalSlot: Sendable {
         return isKnownUniquelyReferenced(&pooledAddress.assumingMemoryBound(to: Object.self).pointee)
     }
 
-    /// Releases the object in the calling thread's `context` slot when the thread exits: ``releaseAtThreadExit(_:)``
-    /// for the object ``store(_:)`` put there. Call once per thread, after storing it.
+    /// Releases the object ``store(_:)`` put in the calling thread's `context` slot when the thread exits (a pthread
+    /// key destructor), after clearing the slot: a deinit that runs then and uses the slot finds it empty. Call once
+    /// per thread, after storing it.
     package static func releaseContextAtThreadExit() {
         guard let object = ThreadLocalSlot.context.value else { preconditionFailure("the context slot is empty") }
-        releaseAtThreadExit(object)
-    }
-
-    /// Releases the calling thread's `context` object when the thread exits (a pthread key destructor), after
-    /// clearing the slot: a deinit that runs then and uses the slot finds it empty. `object` is the retained object
-    /// the slot points at (`Unmanaged.passRetained(_:).toOpaque()`). Call once per thread, after setting the slot.
-    package static func releaseAtThreadExit(_ object: UnsafeMutableRawPointer) {
         let result = pthread_setspecific(ThreadExit.key, object)
         precondition(result == 0, "pthread_setspecific failed: \(result)")
     }

@@ -1,4 +1,5 @@
 import ArborPrimitives
+import ArborTestSupport
 import Testing
 
 /// An `AtomicWord` that the test frees when it is done.

@@ -1,4 +1,5 @@
 import ArborPrimitives
+import ArborTestSupport
 import Foundation
 import Testing
 

@@ -1,4 +1,5 @@
 import ArborPrimitives
+import ArborTestSupport
 import Testing
 
 /// An element keyed by an `Int`, built the same way whatever its hash.

@@ -124,9 +124,9 @@ private final class TLResults: @unchecked Sendable {
         let results = TLResults()
         let finished = onNewThread {
             let object = TLObject(released: released, slotWhenReleased: slotWhenReleased)
-            let raw = Unmanaged.passRetained(object).toOpaque()
-            ThreadLocalSlot.context.set(raw)
-            ThreadLocalSlot.releaseAtThreadExit(raw)
+            let raw = Unmanaged.passUnretained(object).toOpaque()
+            ThreadLocalSlot.context.store(object)
+            ThreadLocalSlot.releaseContextAtThreadExit()
             results["set"] = bits(ThreadLocalSlot.context.value) == bits(raw) ? 1 : 0
         }
         #expect(finished && results["set"] == 1)

@@ -1,4 +1,5 @@
 import Arbor
+import ArborTestSupport
 import Testing
 
 // Property-based tests: seeded random dependency graphs (10–200 services in three types, with names and runtime

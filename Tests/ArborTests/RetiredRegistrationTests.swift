@@ -146,10 +146,7 @@ private final class RRBackgroundResolve: @unchecked Sendable {
             "\(change): the retired registration built again")
 
         // After close, every instance the container held has been released, each once.
-        container.close()
-        let built = ledger.built.events.sorted()
-        let released = ledger.released.events.sorted()
-        #expect(released == built, "\(change): built \(built), released \(released)")
+        expectCloseReleasesWhatItHolds(container, ledger: ledger, change: change)
     }
 
     /// Another thread that waited for the running build while the registration left gets an instance without the
@@ -187,10 +184,7 @@ private final class RRBackgroundResolve: @unchecked Sendable {
             ledger.oldBuilds.value <= (change.keepsTheFactory ? 2 : 1),
             "\(change): the retired registration built again")
 
-        container.close()
-        let built = ledger.built.events.sorted()
-        let released = ledger.released.events.sorted()
-        #expect(released == built, "\(change): built \(built), released \(released)")
+        expectCloseReleasesWhatItHolds(container, ledger: ledger, change: change)
     }
 
     /// The running build fails after its registration left: a thread that was waiting for it must not build from
@@ -222,10 +216,8 @@ private final class RRBackgroundResolve: @unchecked Sendable {
             ledger.oldBuilds.value <= (change.keepsTheFactory ? 2 : 1),
             "\(change): the retired registration built again")
 
-        container.close()
-        let held = ledger.built.events.filter { $0 != "old 1" }.sorted()
-        let released = ledger.released.events.sorted()
-        #expect(released == held, "\(change): built \(held), released \(released)")
+        expectCloseReleasesWhatItHolds(
+            container, ledger: ledger, change: change, except: "old 1", context: "the waiting thread got \(second)")
     }
 
     /// Nothing keeps the instance once the container released it and the test dropped it.
@@ -250,6 +242,19 @@ private final class RRBackgroundResolve: @unchecked Sendable {
 }
 
 /// `resolutionError` for a body that may or may not throw, without recording an issue when it does not.
+/// Closes the container and checks that every instance it was left holding was released once: every one the ledger
+/// saw built but `except` (one the container never held).
+private func expectCloseReleasesWhatItHolds(
+    _ container: Container, ledger: RRLedger, change: RRChange, except: String? = nil, context: String = "",
+    sourceLocation: SourceLocation = #_sourceLocation
+) {
+    container.close()
+    let held = ledger.built.events.filter { $0 != except }.sorted()
+    let released = ledger.released.events.sorted()
+    #expect(
+        released == held, "\(change): built \(held), released \(released) \(context)", sourceLocation: sourceLocation)
+}
+
 private func resolutionErrorQuietly<Value>(_ body: () throws -> Value) -> ResolutionError? {
     do {
         _ = try body()

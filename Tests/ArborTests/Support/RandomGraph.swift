@@ -1,4 +1,5 @@
 import Arbor
+import ArborTestSupport
 
 // A random dependency graph, as plain data: the containers of a tree, the services, their registrations (with
 // overrides in descendants), and the operations a test performs on it. `ReferenceModel` predicts what Arbor must do
