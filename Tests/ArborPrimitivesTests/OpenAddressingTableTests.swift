@@ -72,12 +72,22 @@ final class CollidingElement: TestElement {
 }
 
 @Suite struct OpenAddressingTableTests {
-    @Test func startsEmpty() {
-        let table = OpenAddressingTable<CollidingElement>()
+    @Test func startsEmptyWithoutSlots() {
+        var table = OpenAddressingTable<CollidingElement>()
         #expect(table.count == 0)
+        #expect(table.capacity == 0)  // an empty container's table allocates nothing
         #expect(table[0] == nil)
         #expect(table.unretainedElement(for: 0) == nil)
         #expect(table.elements.isEmpty)
+        #expect(table.removeAll { _ in true }.isEmpty)
+        #expect(table.capacity == 0)
+
+        let tally = Tally()
+        for key in 0..<4 { table.insert(CollidingElement(key: key, version: 0, tally: tally)) }
+        #expect(table.capacity == 8)  // the first storage holds four elements
+        table.insert(CollidingElement(key: 4, version: 0, tally: tally))
+        #expect(table.capacity == 16)
+        #expect((0..<5).allSatisfy { table[$0]?.key == $0 })
     }
 
     @Test func insertReplaceAndFind() {
