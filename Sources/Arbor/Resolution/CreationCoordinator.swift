@@ -80,8 +80,6 @@ final class CreationCoordinator: @unchecked Sendable {
     private let lock = Lock()
     /// What each waiting thread's innermost resolution waits for.
     private var waits: [ThreadID: Wait] = [:]
-    /// How many instances factories have returned: the creation order of held instances.
-    private var builds: UInt64 = 0
 
     /// Detail of a `.circular` that goes through a resolution nested on one thread.
     static let nestedDetail = """
@@ -144,13 +142,18 @@ final class CreationCoordinator: @unchecked Sendable {
         }
     }
 
+    /// The order in which held instances came to be, which their release hooks run in reverse: a number no
+    /// instance had before, larger than every earlier one's (also those registered as instances).
+    static func nextBuildSequence() -> UInt64 {
+        UInt64(UniqueNumber.next())
+    }
+
     /// Records the instance a claiming member's factory returned: its group shares it from now on.
     func built<Service>(_ instance: Service, in storage: InstanceStorage) {
         let replaced = lock.withLock {
-            builds += 1
             storage.isBuilt = true
             if !waits.isEmpty { lock.broadcast() }
-            return storage.built(instance, sequence: builds)
+            return storage.built(instance, sequence: Self.nextBuildSequence())
         }
         withExtendedLifetime(replaced) {}
     }

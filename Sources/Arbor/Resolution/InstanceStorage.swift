@@ -64,6 +64,17 @@ final class InstanceStorage: @unchecked Sendable {
         lockReference = Unretained(lock, retainedInChecks: false)
     }
 
+    /// A permanent storage that holds `instance` from the start (`register(_:instance:)`), as if built now.
+    init<Service>(holding instance: Service, lock: Protected<Registry>) {
+        retention = .strong
+        releaseHooks = []
+        lockReference = Unretained(lock, retainedInChecks: false)
+        state = .holding
+        valueReference = ManuallyRetained(StoredValue(instance))
+        sequence = CreationCoordinator.nextBuildSequence()
+        isBuilt = true
+    }
+
     deinit {
         valueReference?.release()
     }
