@@ -15,7 +15,8 @@ let package = Package(
         .target(name: "ArborPrimitives", dependencies: ["CArborSupport"]),
         .target(name: "Arbor", dependencies: ["CArborSupport", "ArborPrimitives"]),
         .target(name: "ArborTesting", dependencies: ["Arbor"]),
-        .executableTarget(name: "Examples", dependencies: ["Arbor"], path: "Examples"),
+        // `Examples/NotesServer` is a package of its own (it depends on Hummingbird); this target skips it.
+        .executableTarget(name: "Examples", dependencies: ["Arbor"], path: "Examples", exclude: ["NotesServer"]),
         // What the test targets share (a seedable generator, threads that start together): not a product.
         .target(name: "ArborTestSupport", path: "Tests/ArborTestSupport"),
         .testTarget(name: "ArborTests", dependencies: ["Arbor", "ArborTesting", "ArborTestSupport"]),

@@ -18,13 +18,16 @@ let package = Package(
         .package(url: "https://github.com/Swinject/Swinject", exact: "2.10.0"),
     ],
     targets: [
+        // Reads the allocator's statistics (bytes in use), for the heap bytes a child container takes.
+        .target(name: "CHeapStatistics"),
         .executableTarget(
             name: "ArborBenchmarks",
             dependencies: [
+                "CHeapStatistics",
                 .product(name: "Arbor", package: "Arbor"),
                 .product(name: "Swinject", package: "Swinject"),
             ]
-        )
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

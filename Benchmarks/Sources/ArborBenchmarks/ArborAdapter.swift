@@ -93,6 +93,116 @@ struct ArborAdapter: LibraryAdapter {
         return { try container.resolve(AppRoot.self) }
     }
 
+    func requestScope() throws -> () throws -> NoteHandler {
+        let app = try Self.requestApp()
+        return {
+            let child = app.makeChild()
+            child.register(RequestInfo.self, instance: RequestInfo(id: 1))
+            child.register(CurrentUser.self, instance: CurrentUser(name: "ann"))
+            defer { child.close() }
+            return try child.resolve(NoteHandler.self)
+        }
+    }
+
+    func requestScopePerContainer() throws -> () throws -> NoteHandler {
+        let app = try Self.requestApp()
+        // Registered once: each child that resolves them builds its own.
+        app.register(RequestInfo.self) { _ in RequestInfo(id: 1) }.inObjectScope(.perContainer)
+        app.register(CurrentUser.self) { _ in CurrentUser(name: "ann") }.inObjectScope(.perContainer)
+        app.register(UnitOfWork.self) { r in UnitOfWork(pool: try r.resolve(), request: try r.resolve()) }
+            .inObjectScope(.perContainer)
+        return {
+            let child = app.makeChild()
+            defer { child.close() }
+            return try child.resolve(NoteHandler.self)
+        }
+    }
+
+    func coldStart(_ types: [any NumberedService.Type]) -> () throws -> AnyObject {
+        {
+            let container = Container()
+            for (index, type) in types.enumerated() {
+                let dependencies = treeChildren(of: index, count: types.count).map { types[$0] }
+                Self.registerNode(type, dependencies: dependencies, in: container)
+            }
+            return try Self.resolveOperation(types[0], in: container)()
+        }
+    }
+
+    func childOfOneParent() -> () throws -> AnyObject {
+        let app = Container()
+        app.register(Configuration.self) { _ in Configuration() }.inObjectScope(.permanent)
+        return {
+            let child = app.makeChild()
+            child.register(RequestInfo.self, instance: RequestInfo(id: 1))
+            child.register(CurrentUser.self, instance: CurrentUser(name: "ann"))
+            return child
+        }
+    }
+
+    func concurrentSharedPermanent() throws -> @Sendable () throws -> ConfigurationPanel {
+        let app = Container()
+        app.register(Configuration.self) { _ in Configuration() }.inObjectScope(.permanent)
+        app.register(Renderer.self) { _ in Renderer() }.inObjectScope(.transient)
+        app.register(ConfigurationPanel.self) { r in
+            ConfigurationPanel(configuration: try r.resolve(), renderer: try r.resolve())
+        }
+        .inObjectScope(.transient)
+        _ = try app.resolve(Configuration.self)
+        let child = app.makeChild()
+        return { try child.resolve(ConfigurationPanel.self) }
+    }
+
+    func concurrentSharedWeak() throws -> (holding: AnyObject, operation: @Sendable () throws -> BufferPanel) {
+        let app = Container()
+        app.register(SharedBuffer.self) { _ in SharedBuffer() }.inObjectScope(.weak)
+        app.register(Renderer.self) { _ in Renderer() }.inObjectScope(.transient)
+        app.register(BufferPanel.self) { r in BufferPanel(buffer: try r.resolve(), renderer: try r.resolve()) }
+            .inObjectScope(.transient)
+        let child = app.makeChild()
+        let buffer = try child.resolve(SharedBuffer.self)
+        return (buffer, { try child.resolve(BufferPanel.self) })
+    }
+
+    /// The app's container of the request model: app-wide services permanent and built, the rest graph.
+    private static func requestApp() throws -> Container {
+        let app = Container(defaultScope: .graph)
+        app.register(AppSettings.self) { _ in AppSettings() }.inObjectScope(.permanent)
+        app.register(ConnectionPool.self) { _ in ConnectionPool() }.inObjectScope(.permanent)
+        app.register(Metrics.self) { _ in Metrics() }.inObjectScope(.permanent)
+        app.register(UnitOfWork.self) { r in UnitOfWork(pool: try r.resolve(), request: try r.resolve()) }
+        app.register(NoteRepository.self) { r in
+            NoteRepository(unitOfWork: try r.resolve(), settings: try r.resolve())
+        }
+        app.register(AuditLog.self) { r in
+            AuditLog(user: try r.resolve(), metrics: try r.resolve(), unitOfWork: try r.resolve())
+        }
+        app.register(NoteService.self) { r in
+            NoteService(repository: try r.resolve(), audit: try r.resolve(), user: try r.resolve())
+        }
+        app.register(NoteHandler.self) { r in
+            NoteHandler(service: try r.resolve(), request: try r.resolve(), settings: try r.resolve())
+        }
+        _ = try app.resolve(AppSettings.self)
+        _ = try app.resolve(ConnectionPool.self)
+        _ = try app.resolve(Metrics.self)
+        return app
+    }
+
+    private static func registerNode<Service: NumberedService>(
+        _: Service.Type, dependencies: [any NumberedService.Type], in container: Container
+    ) {
+        container.register(Service.self) { resolver in
+            Service(dependencies: try dependencies.map { try resolveNode($0, from: resolver) })
+        }
+    }
+
+    private static func resolveNode<Service: NumberedService>(
+        _: Service.Type, from resolver: any Resolver
+    ) throws -> any NumberedService {
+        try resolver.resolve(Service.self)
+    }
+
     private func registerGraph(in container: Container) {
         container.register(TokenCache.self) { _ in TokenCache() }
         container.register(Database.self) { _ in Database() }

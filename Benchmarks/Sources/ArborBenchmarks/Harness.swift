@@ -1,3 +1,4 @@
+import CHeapStatistics
 import Dispatch
 import Foundation
 
@@ -49,6 +50,8 @@ struct Benchmark {
     /// For a concurrent benchmark: the same loop on the first of its worker threads alone, the
     /// baseline of its speed-up.
     var runOnOneThread: ((_ iterations: Int) throws -> Sample)?
+    /// What the report's notes column says besides the timing (e.g. heap bytes).
+    var notes: [String] = []
 
     /// Calls `operation` in a loop on the current thread; `keepAlive` stays alive meanwhile.
     static func sequential<Output: AnyObject>(
@@ -74,13 +77,16 @@ struct Benchmark {
     /// first of those threads alone is the baseline of the speed-up.
     static func concurrent<Output: AnyObject>(
         threads: Int,
+        keepingAlive keepAlive: AnyObject? = nil,
         _ operation: @escaping @Sendable () throws -> Output
     ) -> Benchmark {
         let workers = Workers(count: threads, operation: operation)
         var benchmark = Benchmark(operationsPerIteration: 1, threads: threads) { iterations in
-            try workers.run(iterations: iterations)
+            try withExtendedLifetime(keepAlive) { try workers.run(iterations: iterations) }
         }
-        benchmark.runOnOneThread = { iterations in try workers.run(iterations: iterations, onThreads: 1) }
+        benchmark.runOnOneThread = { iterations in
+            try withExtendedLifetime(keepAlive) { try workers.run(iterations: iterations, onThreads: 1) }
+        }
         return benchmark
     }
 }
@@ -93,6 +99,8 @@ struct Measurement {
     /// For a concurrent benchmark: the median over the repetitions of its throughput divided by the
     /// throughput of the same loop on one thread, measured right before or after it.
     var speedup: Double?
+    /// The benchmark's own notes (`Benchmark.notes`).
+    var notes: [String] = []
 }
 
 /// Calibrates, warms up and times `benchmark`.
@@ -148,7 +156,8 @@ func measure(_ benchmark: Benchmark, settings: MeasurementSettings) throws -> Me
         medianNanosecondsPerOperation: median(nanosecondsPerOperation),
         minimumNanosecondsPerOperation: nanosecondsPerOperation.min()!,
         checksum: checksum,
-        speedup: speedups.isEmpty ? nil : median(speedups))
+        speedup: speedups.isEmpty ? nil : median(speedups),
+        notes: benchmark.notes)
 }
 
 /// The middle value; the mean of the two middle values for an even count.
@@ -156,6 +165,11 @@ private func median(_ values: [Double]) -> Double {
     let sorted = values.sorted()
     let middle = sorted.count / 2
     return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+}
+
+/// Bytes the process has allocated with malloc and not freed (0 where the platform doesn't say).
+func heapBytesInUse() -> Int {
+    Int(arbor_benchmarks_heap_bytes_in_use())
 }
 
 /// Monotonic time in nanoseconds.

@@ -65,6 +65,56 @@ struct ManualAdapter: LibraryAdapter {
         { Self.makeAppRoot() }
     }
 
+    func requestScope() -> () throws -> NoteHandler {
+        let app = AppServices()
+        return { app.handle(RequestInfo(id: 1), CurrentUser(name: "ann")) }
+    }
+
+    func requestScopePerContainer() -> () throws -> NoteHandler {
+        // Hand-written code builds the per-request values for each request either way.
+        requestScope()
+    }
+
+    func coldStart(_ types: [any NumberedService.Type]) -> () throws -> AnyObject {
+        { Self.makeNode(0, of: types) }
+    }
+
+    func childOfOneParent() -> () throws -> AnyObject {
+        // A hand-written child scope: a parent pointer and a table of the child's own instances.
+        let app = HandWrittenScope(parent: nil)
+        app.instances[ObjectIdentifier(Configuration.self)] = Configuration()
+        return {
+            let child = HandWrittenScope(parent: app)
+            child.instances[ObjectIdentifier(RequestInfo.self)] = RequestInfo(id: 1)
+            child.instances[ObjectIdentifier(CurrentUser.self)] = CurrentUser(name: "ann")
+            return child
+        }
+    }
+
+    func concurrentSharedPermanent() -> @Sendable () throws -> ConfigurationPanel {
+        let configuration = Configuration()
+        return { ConfigurationPanel(configuration: configuration, renderer: Renderer()) }
+    }
+
+    func concurrentSharedWeak() -> (holding: AnyObject, operation: @Sendable () throws -> BufferPanel) {
+        // A hand-written weak cache that the threads only read: a weak reference loads atomically.
+        let buffer = SharedBuffer()
+        let cache = SendableWeakReference(buffer)
+        return (
+            buffer,
+            {
+                guard let buffer = cache.instance else {
+                    throw WiringError(description: "the shared buffer was released")
+                }
+                return BufferPanel(buffer: buffer, renderer: Renderer())
+            }
+        )
+    }
+
+    private static func makeNode(_ index: Int, of types: [any NumberedService.Type]) -> any NumberedService {
+        types[index].init(dependencies: treeChildren(of: index, count: types.count).map { makeNode($0, of: types) })
+    }
+
     private static func makeAppRoot() -> AppRoot {
         let store = Store(database: Database())
         return AppRoot(
@@ -81,6 +131,35 @@ struct ManualAdapter: LibraryAdapter {
 
 private final class WeakCache<Instance: AnyObject> {
     weak var instance: Instance?
+}
+
+/// A weak reference set once, then only read (from any thread).
+private final class SendableWeakReference<Instance: AnyObject & Sendable>: Sendable {
+    weak let instance: Instance?
+    init(_ instance: Instance) { self.instance = instance }
+}
+
+/// The app-wide services of the request model, and the hand-written graph of one request.
+private struct AppServices {
+    let settings = AppSettings()
+    let pool = ConnectionPool()
+    let metrics = Metrics()
+
+    func handle(_ request: RequestInfo, _ user: CurrentUser) -> NoteHandler {
+        let unitOfWork = UnitOfWork(pool: pool, request: request)
+        let service = NoteService(
+            repository: NoteRepository(unitOfWork: unitOfWork, settings: settings),
+            audit: AuditLog(user: user, metrics: metrics, unitOfWork: unitOfWork),
+            user: user)
+        return NoteHandler(service: service, request: request, settings: settings)
+    }
+}
+
+/// The smallest hand-written child scope: its parent and its own instances by type.
+private final class HandWrittenScope {
+    let parent: HandWrittenScope?
+    var instances: [ObjectIdentifier: AnyObject] = [:]
+    init(parent: HandWrittenScope?) { self.parent = parent }
 }
 
 private final class Registry {

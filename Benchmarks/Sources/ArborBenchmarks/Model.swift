@@ -92,7 +92,7 @@ final class AppRoot {
 // MARK: - singleton_hit
 
 /// A service created once (permanent scope) and then only looked up.
-final class Configuration {
+final class Configuration: Sendable {
     let environment = "production"
     init() {}
 }
@@ -139,17 +139,20 @@ final class ChildNode {
 // MARK: - weak_hit
 
 /// A service in weak scope: shared while someone (here: the benchmark) holds it.
-final class SharedBuffer {
+final class SharedBuffer: Sendable {
     init() {}
 }
 
-// MARK: - large_container_N and register_1000
+// MARK: - large_container_N, register_1000 and cold_start
 
 /// A service type that can be built without arguments; each `Numbered` type below is one.
 ///
 /// `Sendable` (they hold no state) so that a `@Sendable` factory may capture the metatype.
 protocol NumberedService: AnyObject, Sendable {
     init()
+    /// A node of the cold-start tree, holding the nodes it depends on.
+    init(dependencies: [any NumberedService])
+    var dependencies: [any NumberedService] { get }
 }
 
 /// Phantom types: the binary digits, and the end of a number.
@@ -164,7 +167,9 @@ enum Origin {}
 /// benchmarks can register 100, 1,000 or 10,000 distinct service types without generating
 /// thousands of lines of source.
 final class Numbered<Digit, Rest>: NumberedService {
-    init() {}
+    let dependencies: [any NumberedService]
+    init() { dependencies = [] }
+    init(dependencies: [any NumberedService]) { self.dependencies = dependencies }
 }
 
 /// The distinct service types number `0..<count`, in order, all with the same number of digits.
@@ -205,4 +210,137 @@ private func appendNumberedTypes<Rest>(
             after: Numbered<One, Rest>.self, value: one, digitsLeft: digitsLeft - 1,
             count: count, to: &types)
     }
+}
+
+// MARK: - request_scope and request_scope_per_container
+
+// What a server builds for one request: a handler whose graph mixes app-wide services (permanent,
+// registered once in the root), two per-request values (`RequestInfo`, `CurrentUser`) and five
+// services built for the request, graph scope, with one `UnitOfWork` shared by the repository and
+// the audit log. Ten objects in all:
+//
+//                    NoteHandler ── RequestInfo, AppSettings
+//                         |
+//                    NoteService ── CurrentUser
+//                   /           \
+//          NoteRepository      AuditLog ── CurrentUser, Metrics
+//           |        \          /
+//      AppSettings   UnitOfWork ── RequestInfo, ConnectionPool
+
+/// App-wide settings (permanent).
+final class AppSettings {
+    let pageSize = 50
+    init() {}
+}
+
+/// App-wide connection pool (permanent).
+final class ConnectionPool {
+    init() {}
+}
+
+/// App-wide metrics (permanent).
+final class Metrics {
+    init() {}
+}
+
+/// The request being served (per request).
+final class RequestInfo {
+    let id: Int
+    init(id: Int) { self.id = id }
+}
+
+/// The signed-in user of the request (per request).
+final class CurrentUser {
+    let name: String
+    init(name: String) { self.name = name }
+}
+
+final class UnitOfWork {
+    let pool: ConnectionPool
+    let request: RequestInfo
+    init(pool: ConnectionPool, request: RequestInfo) {
+        self.pool = pool
+        self.request = request
+    }
+}
+
+final class NoteRepository {
+    let unitOfWork: UnitOfWork
+    let settings: AppSettings
+    init(unitOfWork: UnitOfWork, settings: AppSettings) {
+        self.unitOfWork = unitOfWork
+        self.settings = settings
+    }
+}
+
+final class AuditLog {
+    let user: CurrentUser
+    let metrics: Metrics
+    let unitOfWork: UnitOfWork
+    init(user: CurrentUser, metrics: Metrics, unitOfWork: UnitOfWork) {
+        self.user = user
+        self.metrics = metrics
+        self.unitOfWork = unitOfWork
+    }
+}
+
+final class NoteService {
+    let repository: NoteRepository
+    let audit: AuditLog
+    let user: CurrentUser
+    init(repository: NoteRepository, audit: AuditLog, user: CurrentUser) {
+        self.repository = repository
+        self.audit = audit
+        self.user = user
+    }
+}
+
+/// The root of the request graph.
+final class NoteHandler {
+    let service: NoteService
+    let request: RequestInfo
+    let settings: AppSettings
+    init(service: NoteService, request: RequestInfo, settings: AppSettings) {
+        self.service = service
+        self.request = request
+        self.settings = settings
+    }
+
+    /// True when one request's graph is wired as intended: one unit of work, one request, one user.
+    var isWired: Bool {
+        service.repository.unitOfWork === service.audit.unitOfWork
+            && service.repository.unitOfWork.request === request
+            && service.audit.user === service.user
+            && service.repository.settings === settings
+    }
+}
+
+// MARK: - concurrent_shared_permanent and concurrent_shared_weak
+
+/// Reads a shared app-wide instance (`Configuration`, permanent in the root) and builds a `Renderer`.
+final class ConfigurationPanel {
+    let configuration: Configuration
+    let renderer: Renderer
+    init(configuration: Configuration, renderer: Renderer) {
+        self.configuration = configuration
+        self.renderer = renderer
+    }
+}
+
+/// Reads a shared weak instance (`SharedBuffer`, held by the benchmark) and builds a `Renderer`.
+final class BufferPanel {
+    let buffer: SharedBuffer
+    let renderer: Renderer
+    init(buffer: SharedBuffer, renderer: Renderer) {
+        self.buffer = buffer
+        self.renderer = renderer
+    }
+}
+
+// MARK: - cold_start
+
+/// The dependencies of node `index` in the cold-start tree of `count` nodes: nodes `2 * index + 1`
+/// and `2 * index + 2`, where they exist. Node 0 is the root; every other node has one parent.
+func treeChildren(of index: Int, count: Int) -> [Int] {
+    [2 * index + 1, 2 * index + 2].filter { $0 < count }
 }

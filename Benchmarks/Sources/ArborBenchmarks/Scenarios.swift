@@ -38,6 +38,30 @@ protocol LibraryAdapter {
     /// Like `graph10`, but safe to call from several threads at once, the way the library
     /// documents for concurrent use.
     func concurrentGraph10() throws -> @Sendable () throws -> AppRoot
+
+    /// One request: make a child of the app's container, give it the request's `RequestInfo` and
+    /// `CurrentUser` as instances, resolve `NoteHandler` (Model.swift) from it, and end the child.
+    /// The app-wide services are permanent in the root and already built when timing starts.
+    func requestScope() throws -> () throws -> NoteHandler
+    /// Like `requestScope`, but `RequestInfo`, `CurrentUser` and `UnitOfWork` are registered once,
+    /// in the root, as one instance per child container, where the library has such a lifetime;
+    /// the child registers nothing.
+    func requestScopePerContainer() throws -> () throws -> NoteHandler
+    /// A new container, a registration for every type in `types` (node `i` depends on the nodes
+    /// `treeChildren(of: i)`), and one resolve of `types[0]`, the root of the tree.
+    func coldStart(_ types: [any NumberedService.Type]) -> () throws -> AnyObject
+    /// Makes the app's container (with `Configuration` registered, permanent) and returns an
+    /// operation that makes a child of it, registers a `RequestInfo` and a `CurrentUser` instance
+    /// in the child, and returns the child.
+    func childOfOneParent() -> () throws -> AnyObject
+    /// From one long-lived child of the app's container, and safe from several threads at once:
+    /// `ConfigurationPanel`, whose `Configuration` is permanent in the root and already built.
+    func concurrentSharedPermanent() throws -> @Sendable () throws -> ConfigurationPanel
+    /// Like `concurrentSharedPermanent`, with `BufferPanel`, whose `SharedBuffer` is weak in the
+    /// root; the returned object holds the instance while the benchmark runs.
+    func concurrentSharedWeak() throws -> (
+        holding: AnyObject, operation: @Sendable () throws -> BufferPanel
+    )
 }
 
 /// A named benchmark that every library runs.
@@ -92,8 +116,50 @@ func allScenarios() -> [Scenario] {
             try verify(try operation(), try operation(), .newInstances, check: { $0.sharesStore })
             return .concurrent(threads: 2, operation)
         },
+        Scenario(name: "concurrent_shared_permanent") { library in
+            let operation = try library.concurrentSharedPermanent()
+            let first = try operation()
+            try verify(first, try operation(), .newInstances) { $0.configuration === first.configuration }
+            return .concurrent(threads: 2, operation)
+        },
+        Scenario(name: "concurrent_shared_weak") { library in
+            let (holding, operation) = try library.concurrentSharedWeak()
+            let first = try operation()
+            try verify(first, try operation(), .newInstances) { $0.buffer === holding }
+            return .concurrent(threads: 2, keepingAlive: holding, operation)
+        },
+        .resolving(
+            "request_scope", expecting: .newInstances, check: { $0.isWired }
+        ) { try $0.requestScope() },
+        .resolving(
+            "request_scope_per_container", expecting: .newInstances, check: { $0.isWired }
+        ) { try $0.requestScopePerContainer() },
     ]
+    let tree = numberedTypes(count: 200)
+    scenarios.append(
+        .resolving(
+            "cold_start_200", expecting: .newInstances,
+            check: { type(of: $0) == tree[0] && countNodes($0) == tree.count }
+        ) { $0.coldStart(tree) })
+    for siblings in [10, 10_000, 100_000] {
+        scenarios.append(
+            Scenario(name: "make_child_\(siblings)_siblings") { library in
+                let makeChild = library.childOfOneParent()
+                let before = heapBytesInUse()
+                let live = try (0..<siblings).map { _ in try makeChild() }
+                let bytesPerChild = Double(heapBytesInUse() - before) / Double(siblings)
+                var benchmark = Benchmark.sequential(keepingAlive: live as AnyObject, makeChild)
+                benchmark.notes.append("\(Int(bytesPerChild.rounded())) heap B per live child")
+                return benchmark
+            })
+    }
     return scenarios
+}
+
+/// The nodes of a cold-start tree, counting its root.
+private func countNodes(_ root: AnyObject) -> Int {
+    guard let node = root as? any NumberedService else { return 0 }
+    return 1 + node.dependencies.reduce(0) { $0 + countNodes($1) }
 }
 
 /// Whether two calls of a scenario's operation should return the same object.

@@ -94,6 +94,135 @@ struct SwinjectAdapter: LibraryAdapter {
         return { try unwrap(resolver.resolver.resolve(AppRoot.self)) }
     }
 
+    func requestScope() throws -> () throws -> NoteHandler {
+        let app = try Self.requestApp()
+        return {
+            let child = Self.requestChild(of: app)
+            let handler = try unwrap(child.resolve(NoteHandler.self))
+            // Swinject has no way to end a child: the child is released when the request drops it.
+            return handler
+        }
+    }
+
+    func requestScopePerContainer() throws -> () throws -> NoteHandler {
+        // Swinject has no lifetime of one instance per child: the child registers them, `.container`.
+        let app = try Self.requestApp()
+        return {
+            let child = Container(parent: app)
+            child.register(RequestInfo.self) { _ in RequestInfo(id: 1) }.inObjectScope(.container)
+            child.register(CurrentUser.self) { _ in CurrentUser(name: "ann") }.inObjectScope(.container)
+            child.register(UnitOfWork.self) { resolver in
+                UnitOfWork(pool: resolver.resolve(ConnectionPool.self)!, request: resolver.resolve(RequestInfo.self)!)
+            }
+            .inObjectScope(.container)
+            let handler = try unwrap(child.resolve(NoteHandler.self))
+            return handler
+        }
+    }
+
+    func coldStart(_ types: [any NumberedService.Type]) -> () throws -> AnyObject {
+        {
+            let container = Container(defaultObjectScope: .graph)
+            for (index, type) in types.enumerated() {
+                Self.registerNode(
+                    type, dependencies: treeChildren(of: index, count: types.count).map { types[$0] }, in: container)
+            }
+            return try Self.resolveOperation(types[0], in: container)()
+        }
+    }
+
+    func childOfOneParent() -> () throws -> AnyObject {
+        let app = Container()
+        app.register(Configuration.self) { _ in Configuration() }.inObjectScope(.container)
+        return { Self.requestChild(of: app) }
+    }
+
+    func concurrentSharedPermanent() throws -> @Sendable () throws -> ConfigurationPanel {
+        let app = Container()
+        app.register(Configuration.self) { _ in Configuration() }.inObjectScope(.container)
+        app.register(Renderer.self) { _ in Renderer() }.inObjectScope(.transient)
+        app.register(ConfigurationPanel.self) { resolver in
+            ConfigurationPanel(
+                configuration: resolver.resolve(Configuration.self)!, renderer: resolver.resolve(Renderer.self)!)
+        }
+        .inObjectScope(.transient)
+        _ = try unwrap(app.resolve(Configuration.self))
+        let resolver = SynchronizedResolver(resolver: Container(parent: app).synchronize())
+        return { try unwrap(resolver.resolver.resolve(ConfigurationPanel.self)) }
+    }
+
+    func concurrentSharedWeak() throws -> (holding: AnyObject, operation: @Sendable () throws -> BufferPanel) {
+        let app = Container()
+        app.register(SharedBuffer.self) { _ in SharedBuffer() }.inObjectScope(.weak)
+        app.register(Renderer.self) { _ in Renderer() }.inObjectScope(.transient)
+        app.register(BufferPanel.self) { resolver in
+            BufferPanel(buffer: resolver.resolve(SharedBuffer.self)!, renderer: resolver.resolve(Renderer.self)!)
+        }
+        .inObjectScope(.transient)
+        let child = Container(parent: app)
+        let buffer = try unwrap(child.resolve(SharedBuffer.self))
+        let resolver = SynchronizedResolver(resolver: child.synchronize())
+        return (buffer, { try unwrap(resolver.resolver.resolve(BufferPanel.self)) })
+    }
+
+    /// A child of `app` with the request's values registered, the way Swinject registers an instance.
+    private static func requestChild(of app: Container) -> Container {
+        let child = Container(parent: app)
+        let request = RequestInfo(id: 1)
+        let user = CurrentUser(name: "ann")
+        child.register(RequestInfo.self) { _ in request }
+        child.register(CurrentUser.self) { _ in user }
+        return child
+    }
+
+    /// The app's container of the request model: app-wide services permanent, the rest graph.
+    private static func requestApp() throws -> Container {
+        let app = Container(defaultObjectScope: .graph)
+        app.register(AppSettings.self) { _ in AppSettings() }.inObjectScope(.container)
+        app.register(ConnectionPool.self) { _ in ConnectionPool() }.inObjectScope(.container)
+        app.register(Metrics.self) { _ in Metrics() }.inObjectScope(.container)
+        app.register(UnitOfWork.self) { resolver in
+            UnitOfWork(pool: resolver.resolve(ConnectionPool.self)!, request: resolver.resolve(RequestInfo.self)!)
+        }
+        app.register(NoteRepository.self) { resolver in
+            NoteRepository(
+                unitOfWork: resolver.resolve(UnitOfWork.self)!, settings: resolver.resolve(AppSettings.self)!)
+        }
+        app.register(AuditLog.self) { resolver in
+            AuditLog(
+                user: resolver.resolve(CurrentUser.self)!, metrics: resolver.resolve(Metrics.self)!,
+                unitOfWork: resolver.resolve(UnitOfWork.self)!)
+        }
+        app.register(NoteService.self) { resolver in
+            NoteService(
+                repository: resolver.resolve(NoteRepository.self)!, audit: resolver.resolve(AuditLog.self)!,
+                user: resolver.resolve(CurrentUser.self)!)
+        }
+        app.register(NoteHandler.self) { resolver in
+            NoteHandler(
+                service: resolver.resolve(NoteService.self)!, request: resolver.resolve(RequestInfo.self)!,
+                settings: resolver.resolve(AppSettings.self)!)
+        }
+        _ = try unwrap(app.resolve(AppSettings.self))
+        _ = try unwrap(app.resolve(ConnectionPool.self))
+        _ = try unwrap(app.resolve(Metrics.self))
+        return app
+    }
+
+    private static func registerNode<Service: NumberedService>(
+        _: Service.Type, dependencies: [any NumberedService.Type], in container: Container
+    ) {
+        container.register(Service.self) { resolver in
+            Service(dependencies: dependencies.map { resolveNode($0, from: resolver) })
+        }
+    }
+
+    private static func resolveNode<Service: NumberedService>(
+        _: Service.Type, from resolver: any Resolver
+    ) -> any NumberedService {
+        resolver.resolve(Service.self)!
+    }
+
     private func registerGraph(in container: Container) {
         container.register(TokenCache.self) { _ in TokenCache() }
         container.register(Database.self) { _ in Database() }

@@ -123,7 +123,8 @@ struct Report {
                 } else {
                     row.append("")
                 }
-                row.append(measurement.speedup.map { "speedup \(format($0, digits: 2))x vs 1 thread" } ?? "")
+                let speedup = measurement.speedup.map { "speedup \(format($0, digits: 2))x vs 1 thread" }
+                row.append(([speedup].compactMap { $0 } + measurement.notes).joined(separator: "; "))
                 rows.append(row)
             }
         }
