@@ -115,6 +115,64 @@ private struct Broken: Error {}
         #expect(report.problems.count == 1)
     }
 
+    @Test func aPermanentRegisteredInARequestChildDoesNotKeepAWeakServiceForGood() throws {
+        let app = Container()
+        app.register(Cache.self) { _ in Cache() }.inObjectScope(.weak)
+        let request = app.makeChild()
+        request.register(Loader.self) { r in Loader(cache: try r.resolve()) }.inObjectScope(.permanent)
+        #expect(request.validate().isValid)  // the child's Loader, and the Cache it keeps, go with the child
+
+        // The same registration in the app's container keeps the weak Cache for as long as the app runs.
+        app.register(Loader.self) { r in Loader(cache: try r.resolve()) }.inObjectScope(.permanent)
+        let problems = app.makeChild().validate().problems
+        #expect(problems.count == 1)
+        let problem = try #require(problems.first)
+        guard case .captiveDependency(let holder) = problem.kind else {
+            Issue.record("expected a captive dependency, got \(problem.kind)")
+            return
+        }
+        #expect(holder == ServiceKey(Loader.self))
+        #expect(problem.path.last == ServiceKey(Cache.self))
+    }
+
+    @Test func validatingARepresentativeRequestChildWalksTheProblems() {
+        // The Testing article's example: a request child with its sample per-request values, and a report read by
+        // kind, key and path rather than by its text.
+        final class RequestInfo: Sendable {
+            let path: String
+            init(path: String) { self.path = path }
+        }
+        final class Handler: Sendable {
+            let request: RequestInfo
+            let cache: Cache
+            init(request: RequestInfo, cache: Cache) {
+                self.request = request
+                self.cache = cache
+            }
+        }
+        let app = Container()
+        app.register(Handler.self) { r in Handler(request: try r.resolve(), cache: try r.resolve()) }
+        app.register(Engine.self) { r in
+            _ = try r.resolve(Car.self); return Engine()
+        }
+
+        let request = app.makeChild()
+        request.register(RequestInfo.self, instance: RequestInfo(path: "/notes"))
+        var missing: [ServiceKey] = []
+        var captives: [ServiceKey] = []
+        for problem in request.validate().problems {
+            switch problem.kind {
+            case .resolutionFailed(let error):
+                if case .notRegistered = error.reason { missing.append(error.key) }
+                #expect(problem.path.first == problem.key)
+            case .captiveDependency(let holder):
+                captives.append(holder)
+            }
+        }
+        #expect(missing == [ServiceKey(Car.self), ServiceKey(Cache.self)])  // Engine's, then Handler's
+        #expect(captives.isEmpty)
+    }
+
     @Test func aWeakServiceResolvedInAPermanentHookIsCaptiveToo() throws {
         final class Holder: @unchecked Sendable { var cache: Cache? }
         let container = Container()

@@ -156,7 +156,22 @@ extension Container {
     /// or `initCompleted` hooks resolved a weak-scoped one, or one marked ``Registration/shortLived()``. The
     /// permanent instance keeps it alive for good, which defeats the weak scope, or serves a stale short-lived
     /// object forever. Other transient and graph-scoped dependencies of a permanent service are not reported: they
-    /// are built for it, and owning them is what it is expected to do.
+    /// are built for it, and owning them is what it is expected to do. A permanent registered in a child (a request's
+    /// or a session's) is not reported for what it keeps: it lives only as long as that child. A per-container
+    /// service captured by anything containers share is always reported.
+    ///
+    /// To check the containers a request makes, validate a representative child, with sample per-request values:
+    ///
+    /// ```swift
+    /// let request = app.makeChild()
+    /// request.register(RequestInfo.self, instance: RequestInfo(path: "/notes"))
+    /// for problem in request.validate().problems {
+    ///     switch problem.kind {
+    ///     case .resolutionFailed(let error): Issue.record("\(problem.key): \(error.reason)")
+    ///     case .captiveDependency(let holder): Issue.record("\(holder) captures \(problem.path.last!)")
+    ///     }
+    /// }
+    /// ```
     public func validate(samples: (inout ValidationSamples) -> Void = { _ in }) -> ValidationReport {
         var provided = ValidationSamples()
         samples(&provided)
@@ -189,6 +204,9 @@ extension Container {
                 problems.append(.init(key: key, kind: .resolutionFailed(wrapped), path: [key]))
             }
             for captive in observer.takeCaptives() {
+                // A permanent registered in a child lives as long as that child (a request, a session), not for
+                // good: what it keeps alive goes with the child.
+                if !captive.isPerContainer, registeredInAChild(captive.holder) { continue }
                 var problem = ValidationReport.Problem(
                     key: key, kind: .captiveDependency(holder: captive.holder), path: captive.path)
                 problem.capturesPerContainer = captive.isPerContainer
@@ -212,6 +230,16 @@ extension Container {
     /// It runs ``validate(samples:)`` to observe the graph, so the same notes apply.
     public func dependencyGraphDOT() -> String {
         validate().dependencyGraphDOT()
+    }
+
+    /// Whether the registration a resolve from this container finds for `key` is held by a container with a parent.
+    private func registeredInAChild(_ key: ServiceKey) -> Bool {
+        var container: Container? = self
+        while let current = container {
+            if current.entries.contains(where: { $0.key == key }) { return current.parent != nil }
+            container = current.parent
+        }
+        return false
     }
 
     /// Every entry this container's resolves can find, nearest first, by key, sorted for a stable report.
