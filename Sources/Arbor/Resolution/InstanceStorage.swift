@@ -256,7 +256,9 @@ struct ReleasedInstance {
 
     /// Runs the hooks of `instances`, newest instance first. Call with no lock held: hooks are user code.
     static func run(_ instances: [ReleasedInstance]) {
-        for released in instances.sorted(by: { $0.sequence > $1.sequence }) {
+        guard !instances.isEmpty else { return }
+        let newestFirst = instances.count == 1 ? instances : instances.sorted(by: { $0.sequence > $1.sequence })
+        for released in newestFirst {
             let instance = released.value.asAny
             for hook in released.hooks { hook.run(instance) }
         }
