@@ -70,10 +70,11 @@ public struct Registration<Service>: Sendable {
     ///     .onRelease { database in database.close() }
     /// ```
     ///
-    /// Only instances the container holds strongly are released this way: permanent ones and those of a custom
-    /// scope with strong retention. Each instance is released once; on `close()`, instances go newest first, so an
-    /// instance is released before the ones it was built from. Hooks run after the container's locks are released,
-    /// on the thread that closes or resets. Dropping a container without closing it runs no hooks.
+    /// Only instances a container holds strongly are released this way: permanent and per-container ones, those of
+    /// a custom scope with strong retention, and registered instances. Each instance is released once; on `close()`,
+    /// instances go newest first, so an instance is released before the ones it was built from. Hooks run after the
+    /// container's locks are released, on the thread that closes or resets. Dropping a container without closing
+    /// it runs only the hooks of its per-container instances.
     @discardableResult
     public func onRelease(_ hook: @escaping @Sendable (Service) -> Void) -> Registration {
         container.reconfigure(key, token: token, addingReleaseHook: ReleaseHook(hook))

@@ -1,0 +1,70 @@
+public import Arbor
+public import Hummingbird
+
+/// A request context that carries the request's own child container, which ``RequestContainerMiddleware`` makes.
+///
+/// Add one stored property to your context, and handlers resolve from ``container``:
+///
+/// ```swift
+/// struct AppRequestContext: ContainerRequestContext {
+///     var coreContext: CoreRequestContextStorage
+///     var requestContainer: Container?
+///
+///     init(source: Source) {
+///         self.coreContext = .init(source: source)
+///     }
+/// }
+///
+/// let router = Router(context: AppRequestContext.self)
+/// router.add(middleware: RequestContainerMiddleware(root: appContainer))
+/// router.get("/notes/:id") { request, context in
+///     let notes = try context.container.resolve(NotesController.self)   // built in this request's container
+///     …
+/// }
+/// ```
+///
+/// Hummingbird makes the context before any middleware runs, so the property starts as `nil`;
+/// ``RequestContainerMiddleware`` sets it for every route added after the middleware.
+public protocol ContainerRequestContext: RequestContext {
+    /// The request's child container, or `nil` before ``RequestContainerMiddleware`` has run. Read ``container``.
+    var requestContainer: Container? { get set }
+}
+
+extension ContainerRequestContext {
+    /// The request's child container: resolve the request's services from it.
+    ///
+    /// Its per-container instances (`.perContainer`) belong to this request; everything registered in the app's
+    /// root container is visible. The middleware closes it once the response has been written.
+    ///
+    /// Throws ``MissingRequestContainer`` (a 500 response) when the route was added before
+    /// ``RequestContainerMiddleware``, or without it.
+    public var container: Container {
+        get throws {
+            guard let requestContainer else { throw MissingRequestContainer() }
+            return requestContainer
+        }
+    }
+}
+
+/// The error ``ContainerRequestContext/container`` throws when no ``RequestContainerMiddleware`` ran for the
+/// request: add the middleware to the router before the routes that use it.
+public struct MissingRequestContainer: HTTPResponseError, CustomStringConvertible {
+    /// Makes the error.
+    public init() {}
+
+    /// A server error: the router is set up wrong.
+    public var status: HTTPResponse.Status { .internalServerError }
+
+    /// Says what to do.
+    public var description: String {
+        """
+        The request has no container: add `router.add(middleware: RequestContainerMiddleware(root: container))` \
+        before the routes that read `context.container`.
+        """
+    }
+
+    /// The response: the status only, so the setup is not described to clients.
+    public func response(from request: Request, context: some RequestContext) throws -> Response {
+        Response(status: status)
+    }
+}

@@ -1,0 +1,83 @@
+public import Arbor
+public import Hummingbird
+
+/// Gives every request a child of the app's root container, and closes it once the response has been written.
+///
+/// Register the app's services once, in the root, and add the middleware before the routes:
+///
+/// ```swift
+/// let container = Container()
+/// container.register(Database.self) { _ in Database() }.inObjectScope(.permanent)
+/// container.register(UnitOfWork.self) { r in UnitOfWork(database: try r.resolve()) }
+///     .inObjectScope(.perContainer)                  // one per request
+///     .onRelease { work in work.rollBackIfOpen() }   // runs when the request ends
+///
+/// let router = Router(context: AppRequestContext.self)   // a ContainerRequestContext
+/// router.add(middleware: RequestContainerMiddleware(root: container))
+/// router.post("/notes") { request, context in
+///     let work = try context.container.resolve(UnitOfWork.self)   // this request's own
+///     …
+/// }
+/// ```
+///
+/// For each request the middleware makes `root.makeChild()`, stores it in the context's
+/// ``ContainerRequestContext/requestContainer``, and calls the next responder. When the request ends, the child is
+/// closed with `close()`, which releases its per-container instances and runs their `onRelease` hooks:
+///
+/// - after the response body has been written to the connection, streamed bodies included: a body that resolves
+///   from `context.container` while it writes finds the container open;
+/// - after the body failed to write (the client went away, or the body threw), before the error goes on;
+/// - at once, when the handler or a later middleware throws instead of returning a response.
+///
+/// A response whose body is never written — replaced by a middleware added before this one, or dropped — closes
+/// nothing: the child is released with the body, and a container that is released without `close()` still
+/// releases its per-container instances and runs their `onRelease` hooks (in its `deinit`).
+public struct RequestContainerMiddleware<Context: ContainerRequestContext>: RouterMiddleware {
+    /// The app's container; each request gets a child of it.
+    public let root: Container
+
+    /// Makes the middleware.
+    ///
+    /// - Parameter root: The container every request's child is made from: usually the app's root, where the
+    ///   services are registered. In a test, a child of the app's container that overrides some of them.
+    public init(root: Container) {
+        self.root = root
+    }
+
+    /// Runs the rest of the chain with a new child container in the context, and closes the child when the
+    /// response has been written (or when the chain throws).
+    public func handle(
+        _ request: Request,
+        context: Context,
+        next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        let container = root.makeChild()
+        var context = context
+        context.requestContainer = container
+        var response: Response
+        do {
+            response = try await next(request, context)
+        } catch {
+            container.close()
+            throw error
+        }
+        response.body = response.body.closing(container)
+        return response
+    }
+}
+
+extension ResponseBody {
+    /// The same body, with the same length, that closes `container` once it has been written, or once writing it
+    /// has failed.
+    fileprivate func closing(_ container: Container) -> ResponseBody {
+        ResponseBody(contentLength: contentLength) { writer in
+            do {
+                try await self.write(writer)
+            } catch {
+                container.close()
+                throw error
+            }
+            container.close()
+        }
+    }
+}

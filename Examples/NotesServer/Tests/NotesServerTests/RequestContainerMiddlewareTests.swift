@@ -1,0 +1,172 @@
+import Arbor
+import ArborHummingbird
+import Hummingbird
+import HummingbirdTesting
+import Synchronization
+import Testing
+
+/// The smallest context that carries a request container.
+struct TestContext: ContainerRequestContext {
+    var coreContext: CoreRequestContextStorage
+    var requestContainer: Container?
+
+    init(source: Source) {
+        self.coreContext = .init(source: source)
+    }
+}
+
+/// A per-container service that records when it is made and released.
+final class Probe: Sendable {}
+
+/// Holds the container a route saw, for the test to look at after the request.
+final class ContainerBox: Sendable {
+    private let strong = Mutex<Container?>(nil)
+    private let weakly = Mutex(WeakContainer())
+
+    private struct WeakContainer {
+        weak var container: Container?
+    }
+
+    func keep(_ container: Container) { strong.withLock { $0 = container } }
+    func watch(_ container: Container) { weakly.withLock { $0.container = container } }
+    var kept: Container? { strong.withLock { $0 } }
+    var watched: Container? { weakly.withLock { $0.container } }
+}
+
+struct BodyFailed: Error {}
+
+/// Replaces every response's body, so the original is never written.
+struct ReplaceBodyMiddleware<Context: RequestContext>: RouterMiddleware {
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        var response = try await next(request, context)
+        response.body = ResponseBody(byteBuffer: ByteBuffer(string: "replaced"))
+        return response
+    }
+}
+
+@Suite struct RequestContainerMiddlewareTests {
+    func makeRoot(_ events: Events) -> Container {
+        let root = Container()
+        root.register(Probe.self) { _ in
+            events.record("made")
+            return Probe()
+        }
+        .inObjectScope(.perContainer)
+        .onRelease { _ in events.record("released") }
+        return root
+    }
+
+    /// A streamed body resolves from the request's container while it is written; the container closes after
+    /// the last chunk, and not before.
+    @Test(arguments: [TestingSetup.router, .live])
+    func aStreamedBodyFindsTheContainerOpen(setup: TestingSetup) async throws {
+        let events = Events()
+        let router = Router(context: TestContext.self)
+        router.add(middleware: RequestContainerMiddleware(root: makeRoot(events)))
+        router.get("/stream") { _, context in
+            let container = try context.container
+            _ = try container.resolve(Probe.self)
+            return Response(
+                status: .ok,
+                body: ResponseBody { writer in
+                    for chunk in 1...3 {
+                        _ = try container.resolve(Probe.self)  // throws once the container is closed
+                        events.record("chunk \(chunk), closed: \(container.isClosed)")
+                        try await writer.write(ByteBuffer(string: "\(chunk)\n"))
+                    }
+                    try await writer.finish(nil)
+                    events.record("finished")
+                })
+        }
+        try await Application(router: router).test(setup) { client in
+            let response = try await client.execute(uri: "/stream", method: .get)
+            #expect(String(buffer: response.body) == "1\n2\n3\n")
+            #expect(try await events.waitFor("released"))
+        }
+        #expect(
+            events.all == [
+                "made", "chunk 1, closed: false", "chunk 2, closed: false", "chunk 3, closed: false", "finished",
+                "released",
+            ])
+    }
+
+    @Test func aThrowingHandlerClosesTheContainerAtOnce() async throws {
+        let events = Events()
+        let box = ContainerBox()
+        let router = Router(context: TestContext.self)
+        router.add(middleware: RequestContainerMiddleware(root: makeRoot(events)))
+        router.get("/fail") { _, context -> HTTPResponse.Status in
+            let container = try context.container
+            box.keep(container)
+            _ = try container.resolve(Probe.self)
+            throw HTTPError(.conflict)
+        }
+        try await Application(router: router).test(.router) { client in
+            let response = try await client.execute(uri: "/fail", method: .get)
+            #expect(response.status == .conflict)
+        }
+        #expect(events.all == ["made", "released"])
+        #expect(box.kept?.isClosed == true)
+    }
+
+    @Test func aBodyThatFailsToWriteClosesTheContainer() async throws {
+        let events = Events()
+        let box = ContainerBox()
+        let router = Router(context: TestContext.self)
+        router.add(middleware: RequestContainerMiddleware(root: makeRoot(events)))
+        router.get("/broken") { _, context in
+            let container = try context.container
+            box.keep(container)
+            _ = try container.resolve(Probe.self)
+            return Response(
+                status: .ok,
+                body: ResponseBody { writer in
+                    try await writer.write(ByteBuffer(string: "half"))
+                    events.record("wrote half")
+                    throw BodyFailed()
+                })
+        }
+        try await Application(router: router).test(.router) { client in
+            await #expect(throws: BodyFailed.self) { try await client.execute(uri: "/broken", method: .get) }
+            #expect(events.all.contains("wrote half"))
+        }
+        #expect(events.all == ["made", "wrote half", "released"])
+        #expect(box.kept?.isClosed == true)
+    }
+
+    /// A body that is never written closes nothing: the container goes with it, and its deinit releases the
+    /// per-container instances, running their `onRelease` hooks.
+    @Test func aBodyNeverWrittenReleasesTheContainer() async throws {
+        let events = Events()
+        let box = ContainerBox()
+        let router = Router(context: TestContext.self)
+        router.add(middleware: ReplaceBodyMiddleware())
+        router.add(middleware: RequestContainerMiddleware(root: makeRoot(events)))
+        router.get("/replaced") { _, context in
+            let container = try context.container
+            box.watch(container)
+            _ = try container.resolve(Probe.self)
+            return "original"
+        }
+        try await Application(router: router).test(.router) { client in
+            let response = try await client.execute(uri: "/replaced", method: .get)
+            #expect(String(buffer: response.body) == "replaced")
+        }
+        #expect(events.all == ["made", "released"])
+        #expect(box.watched == nil)
+    }
+
+    @Test func aRouteWithoutTheMiddlewareAnswers500() async throws {
+        let router = Router(context: TestContext.self)
+        router.get("/orphan") { _, context in
+            _ = try context.container
+            return "unreachable"
+        }
+        try await Application(router: router).test(.router) { client in
+            let response = try await client.execute(uri: "/orphan", method: .get)
+            #expect(response.status == .internalServerError)
+        }
+    }
+}
