@@ -5,9 +5,17 @@ import Foundation
 //     swift run -c release --package-path Benchmarks [ArborBenchmarks [--quick] [--filter <substring>]]
 //
 // --quick               shorter repetitions, for CI smoke runs (a few seconds)
-// --filter <substring>  only the scenarios whose name contains <substring>
+// --filter <substring>  only the scenarios whose name contains <substring> (or the one it names exactly)
+// --count <iterations> --library <name>
+//                       no timing: runs each chosen scenario's loop once, that many times, for one library;
+//                       for counting instructions, which are repeatable where time is not:
+//
+//     valgrind --tool=callgrind ArborBenchmarks --filter request_scope --library arbor --count 2000
+//
+//                       Run it with two counts: the difference, divided by the difference of the counts, is the
+//                       cost of one operation without the setup.
 
-let usage = "usage: ArborBenchmarks [--quick] [--filter <substring>]"
+let usage = "usage: ArborBenchmarks [--quick] [--filter <substring>] [--count <iterations> --library <name>]"
 
 /// Every library in the report; the first one is the baseline of the "vs manual" column.
 let libraries: [any LibraryAdapter] = [ManualAdapter(), SwinjectAdapter(), ArborAdapter()]
@@ -17,6 +25,8 @@ let libraries: [any LibraryAdapter] = [ManualAdapter(), SwinjectAdapter(), Arbor
 var settings = MeasurementSettings.full
 var mode = "full"
 var filter: String?
+var count: Int?
+var libraryName: String?
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
     switch argument {
@@ -26,6 +36,14 @@ while let argument = arguments.popFirst() {
     case "--filter":
         guard let value = arguments.popFirst() else { fail("--filter needs a value\n\(usage)") }
         filter = value
+    case "--count":
+        guard let value = arguments.popFirst().flatMap({ Int($0) }), value > 0 else {
+            fail("--count needs a positive number\n\(usage)")
+        }
+        count = value
+    case "--library":
+        guard let value = arguments.popFirst() else { fail("--library needs a value\n\(usage)") }
+        libraryName = value
     case "--help", "-h":
         print(usage)
         exit(0)
@@ -34,11 +52,28 @@ while let argument = arguments.popFirst() {
     }
 }
 
-let scenarios = allScenarios().filter { scenario in
-    filter.map { scenario.name.contains($0) } ?? true
+// A filter that names a scenario exactly picks that one alone (`request_scope`, not `request_scope_per_container`).
+let every = allScenarios()
+let namedExactly = every.contains { $0.name == filter }
+let scenarios = every.filter { scenario in
+    guard let filter else { return true }
+    return namedExactly ? scenario.name == filter : scenario.name.contains(filter)
 }
 if scenarios.isEmpty {
     fail("no scenario matches --filter \(filter ?? "")")
+}
+
+// MARK: - Counting (no timing)
+
+if let count {
+    guard let library = libraries.first(where: { $0.name == libraryName }) else {
+        fail("--count needs --library, one of: \(libraries.map(\.name).joined(separator: ", "))\n\(usage)")
+    }
+    for scenario in scenarios {
+        let sample = try scenario.prepare(library).run(count)
+        print("\(scenario.name) / \(library.name): \(count) iterations, checksum \(sample.checksum)")
+    }
+    exit(0)
 }
 
 // MARK: - Running
