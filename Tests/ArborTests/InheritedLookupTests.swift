@@ -6,9 +6,37 @@ private final class Service: @unchecked Sendable {
     init(_ origin: String) { self.origin = origin }
 }
 
-/// A container remembers where it found an ancestor's registration; these tests change the tree afterwards and
-/// check that every later resolve still finds the nearest registration.
+/// A thread remembers where a look-up found an ancestor's registration, for the container it started in and for
+/// every ancestor on the way; these tests change the tree afterwards and check that every later resolve still finds
+/// the nearest registration.
 @Suite struct InheritedLookupTests {
+    @Test func aNewChildFindsWhatTheParentFoundAndSeesTheParentsLaterChanges() throws {
+        let root = Container()
+        root.register(Service.self) { _ in Service("first") }
+        #expect(try root.resolve(Service.self).origin == "first")  // The root's look-up is remembered.
+
+        let child = root.makeChild()
+        #expect(try child.resolve(Service.self).origin == "first")
+        root.register(Service.self) { _ in Service("second") }
+        #expect(try child.resolve(Service.self).origin == "second")
+        #expect(try root.makeChild().resolve(Service.self).origin == "second")
+    }
+
+    @Test func aRegistrationInTheMiddleHidesWhatTheMiddleFoundBefore() throws {
+        let root = Container()
+        root.register(Service.self) { _ in Service("root") }
+        let middle = root.makeChild()
+        #expect(try middle.resolve(Service.self).origin == "root")  // The middle's look-up, found in the root.
+
+        let leaf = middle.makeChild()
+        #expect(try leaf.resolve(Service.self).origin == "root")
+        middle.register(Service.self) { _ in Service("middle") }
+        #expect(try leaf.resolve(Service.self).origin == "middle")
+        #expect(try middle.makeChild().resolve(Service.self).origin == "middle")
+        root.register(Service.self) { _ in Service("root again") }
+        #expect(try leaf.resolve(Service.self).origin == "middle")
+    }
+
     @Test func aReRegistrationInTheAncestorIsSeenByADescendantThatResolvedItBefore() throws {
         let root = Container()
         root.register(Service.self) { _ in Service("first") }

@@ -49,7 +49,7 @@ private final class LCC: @unchecked Sendable {}
                 #expect(ObjectIdentifier(hit.found.entry.object) == expected, "step \(step): \(key) hit another entry")
                 #expect(hit.found.owner === root)
             } else {
-                let lookup = container.lookupForResolution(key)
+                let lookup = container.lookupForResolution(key, cache: nil)
                 guard let found = lookup.found else {
                     Issue.record("step \(step): \(key) is registered in the root, but the look-up found nothing")
                     return

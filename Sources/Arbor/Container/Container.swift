@@ -168,12 +168,18 @@ public final class Container: Resolver, @unchecked Sendable {
 
     // MARK: Looking up
 
-    /// The look-up a resolve makes when its thread's ``LookupCache`` has nothing valid: the registration and the
-    /// container that holds it, and this container's settings, each read under the lock of the container that has
-    /// it. `version` is read first, so a change racing with the look-up leaves what it finds stale, never wrong.
-    func lookupForResolution(_ key: ServiceKey) -> Lookup {
+    /// The look-up a resolve makes when its thread's ``LookupCache`` has nothing valid: this container's settings
+    /// and its own registration of `key`, read under its lock, and otherwise what the parent's look-up finds —
+    /// from `cache`, when the thread looked the key up from the parent lately (no lock of the parent's), or else
+    /// the same way one level up, and then cached for the parent too. `version` is read first, so a change racing
+    /// with the look-up leaves what it finds stale, never wrong: a parent's change gives its descendants new
+    /// versions after it (`invalidateDescendantCaches()`).
+    ///
+    /// Measured: a request child's first look-ups took the root's lock, one for each key, and two threads making
+    /// request children slowed each other down on it; with the root's look-ups in the thread's cache they take
+    /// none. `cache` is `nil` for a look-up that must read every registry under its lock (`findUncached`).
+    func lookupForResolution(_ key: ServiceKey, cache: LookupCache?) -> Lookup {
         let version = self.version.loadInTotalOrder()
-        var generation = 0
         var lookup = registry.withLock { registry in
             registry.isLookedUp = true
             var lookup = Lookup(
@@ -182,55 +188,31 @@ public final class Container: Resolver, @unchecked Sendable {
             if let entry = registry.entries.unretainedEntry(for: key) {
                 entry.withObject { $0.isPublished = true }
                 lookup.found = Found(entry: entry, owner: self)
-            } else if !registry.inherited.isEmpty, let cached = registry.inherited[key] {
-                lookup.found = Found(entry: Unretained(cached.entry), owner: cached.owner)
             }
-            generation = registry.inheritedGeneration
             return lookup
         }
-        if lookup.found != nil { return lookup }
-        var container = self
-        while let parent = container.parent {
-            container = parent
-            let found = container.registry.withLock { registry in
-                let entry = registry.entries[key]
-                entry?.isPublished = true
-                return entry
-            }
-            if let entry = found {
-                lookup.found = Found(entry: Unretained(entry), owner: container)
-                // Only a walk past the parent is worth remembering: looking in the parent again takes one lock and
-                // one probe, which is cheaper than the dictionary. (Measured: remembering every key was 7,000
-                // instructions of a request child's 41,000, to serve the rare second thread or cache miss.)
-                if container !== parent { remember(entry, in: container, for: key, generation: generation) }
-                return lookup
-            }
+        if lookup.found == nil, let parent {
+            lookup.found = parent.find(key, cache: cache)
         }
         return lookup
     }
 
-    /// Caches where an ancestor's registration was found, unless an ancestor's registrations changed meanwhile.
-    private func remember(_ entry: ServiceEntry, in owner: Container, for key: ServiceKey, generation: Int) {
-        registry.withLock { registry in
-            guard registry.inheritedGeneration == generation else { return }
-            // Room for several keys at once. (Measured: growing from empty, one key at a time, was 900 instructions
-            // of a child's first resolve.)
-            if registry.inherited.isEmpty { registry.inherited.reserveCapacity(12) }
-            registry.inherited[key] = InheritedEntry(entry: entry, owner: Unretained(owner))
+    /// Where a look-up that starts in this container finds `key`: from `cache` if it holds a valid answer, or
+    /// else under the registries' locks, and then cached.
+    func find(_ key: ServiceKey, cache: LookupCache?) -> Found? {
+        if let cache, let hit = cache.hit(key, in: self) { return hit.found }
+        let lookup = lookupForResolution(key, cache: cache)
+        if let cache, let found = lookup.found {
+            cache.store(key, in: self, version: lookup.version, found: found, lookup: lookup)
         }
+        return lookup.found
     }
 
-    /// Forgets the cached ancestor look-ups of every descendant: called after this container's registrations
-    /// changed, since a descendant may have cached one of them, or may now find one of them first.
+    /// Invalidates every thread's cached look-ups that start in a descendant: called after this container's
+    /// registrations changed, since a descendant may have cached one of them, or may now find one of them first.
     func invalidateDescendantCaches() {
         let children = registry.withLock { $0.children.values.compactMap(\.container) }
         for child in children {
-            let dropped = child.registry.withLock { registry in
-                registry.inheritedGeneration &+= 1
-                defer { registry.inherited = [:] }
-                return registry.inherited
-            }
-            withExtendedLifetime(dropped) {}
             child.changed()
             child.invalidateDescendantCaches()
         }
@@ -444,10 +426,6 @@ struct Registry {
     /// The container's live children, so that `close()`, a tracker made here and a registration change reach the
     /// whole subtree. A child adds itself when it is made and removes itself in its `deinit`.
     var children: [ObjectIdentifier: WeakContainer] = [:]
-    /// Registrations found in ancestors by earlier look-ups, so the next one does not walk the tree again.
-    var inherited: [ServiceKey: InheritedEntry] = [:]
-    /// Bumped whenever an ancestor's registrations change and `inherited` is cleared.
-    var inheritedGeneration = 0
     /// Set by the first look-up that starts here: until then no thread has cached anything for this container, so
     /// a registration need not change its version.
     var isLookedUp = false
@@ -473,13 +451,6 @@ final class Diagnostics: Sendable {
         self.trackers = trackers
         self.observer = observer
     }
-}
-
-/// An ancestor's registration, as a descendant caches it.
-struct InheritedEntry {
-    let entry: ServiceEntry
-    /// Unretained: an ancestor outlives its descendants' registries.
-    let owner: Unretained<Container>
 }
 
 struct WeakContainer {

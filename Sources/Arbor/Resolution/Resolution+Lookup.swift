@@ -16,16 +16,22 @@ extension Resolution {
         return findSlowly(key, in: container.object)
     }
 
+    /// `find`, after the thread's cache had nothing valid for `container`.
     func findSlowly(_ key: ServiceKey, in container: Container) -> Found? {
-        let lookup = container.lookupForResolution(key)
-        guard let found = lookup.found else { return nil }
-        withCache { $0.store(key, in: container, version: lookup.version, found: found, lookup: lookup) }
-        return found
+        withCache { cache in
+            let lookup = container.lookupForResolution(key, cache: cache)
+            guard let found = lookup.found else { return nil }
+            cache.store(key, in: container, version: lookup.version, found: found, lookup: lookup)
+            return found
+        }
     }
 
     /// Where `key` is registered now, read under the registries' locks even if the cache has an answer: after a
     /// change the cache may not have seen yet.
     func findUncached(_ key: ServiceKey, in container: Container) -> Found? {
-        findSlowly(key, in: container)
+        let lookup = container.lookupForResolution(key, cache: nil)
+        guard let found = lookup.found else { return nil }
+        withCache { $0.store(key, in: container, version: lookup.version, found: found, lookup: lookup) }
+        return found
     }
 }

@@ -131,11 +131,13 @@ extension Resolution {
             if hit.isClosed { throw ResolutionError(.containerClosed, key: key, path: [key]) }
             return (hit.found, hit.depthLimit, hit.diagnostics)
         }
-        let lookup = container.lookupForResolution(key)
-        if lookup.isClosed { throw ResolutionError(.containerClosed, key: key, path: [key]) }
-        if let found = lookup.found {
-            withCache { $0.store(key, in: container, version: lookup.version, found: found, lookup: lookup) }
+        return try withCache { cache in
+            let lookup = container.lookupForResolution(key, cache: cache)
+            if lookup.isClosed { throw ResolutionError(.containerClosed, key: key, path: [key]) }
+            if let found = lookup.found {
+                cache.store(key, in: container, version: lookup.version, found: found, lookup: lookup)
+            }
+            return (lookup.found, lookup.depthLimit, lookup.diagnostics)
         }
-        return (lookup.found, lookup.depthLimit, lookup.diagnostics)
     }
 }
