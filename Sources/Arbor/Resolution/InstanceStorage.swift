@@ -245,7 +245,7 @@ final class InstanceStorage: @unchecked Sendable {
 
 /// The reference inside `value` when it holds a class instance; `nil` for value types.
 func asObject(_ value: Any) -> AnyObject? {
-    type(of: value) is AnyClass ? value as AnyObject : nil
+    object(in: value)
 }
 
 /// An instance a container stopped holding, with the `onRelease` hooks to run on it.
