@@ -1,6 +1,7 @@
-import Arbor
 import Foundation
 import Testing
+
+@testable import Arbor
 
 // A permanent instance whose factory is still running when its registration leaves the container — replaced,
 // unregistered, removed with `removeAll()`, or given another scope — must not escape: the resolve that builds it
@@ -161,7 +162,9 @@ private final class RRBackgroundResolve: @unchecked Sendable {
         let building = RRBackgroundResolve(container)
         try #require(gate.entered.wait(timeout: .now() + 10) == .success, "the factory did not start")
         let waiting = RRBackgroundResolve(container)
-        usleep(20_000)  // lets the second thread find the registration and wait for the running build
+        // The change must come while the second thread waits for the running build: one that looked the key up only
+        // during the change could find the new registration half-configured (not yet given its `onRelease`).
+        try #require(waitUntilAThreadWaitsForAnInstance(), "the second thread did not wait for the running build")
         apply(change, to: container, registration: registration, ledger: ledger)
         gate.proceed.signal()
 
@@ -199,7 +202,9 @@ private final class RRBackgroundResolve: @unchecked Sendable {
         let building = RRBackgroundResolve(container)
         try #require(gate.entered.wait(timeout: .now() + 10) == .success, "the factory did not start")
         let waiting = RRBackgroundResolve(container)
-        usleep(20_000)  // lets the second thread find the registration and wait for the running build
+        // The change must come while the second thread waits for the running build: one that looked the key up only
+        // during the change could find the new registration half-configured (not yet given its `onRelease`).
+        try #require(waitUntilAThreadWaitsForAnInstance(), "the second thread did not wait for the running build")
         apply(change, to: container, registration: registration, ledger: ledger)
         gate.proceed.signal()
 
@@ -262,4 +267,14 @@ private func resolutionErrorQuietly<Value>(_ body: () throws -> Value) -> Resolu
     } catch {
         return error as? ResolutionError
     }
+}
+
+/// Waits, up to 10 seconds, until some thread waits for an instance another thread builds.
+private func waitUntilAThreadWaitsForAnInstance() -> Bool {
+    let deadline = Date().addingTimeInterval(10)
+    while CreationCoordinator.shared.waitingThreadCount == 0 {
+        if Date() > deadline { return false }
+        usleep(1_000)
+    }
+    return true
 }

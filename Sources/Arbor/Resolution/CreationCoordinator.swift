@@ -88,6 +88,14 @@ final class CreationCoordinator: @unchecked Sendable {
         resolver to share the instance.
         """
 
+    /// How many threads wait for an instance now: for tests that must start a change only once another thread
+    /// waits.
+    var waitingThreadCount: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return waits.count
+    }
+
     // MARK: Claiming
 
     /// What `member`, whose group is `group` (`nil` until it claims something; set here when it does), may do
