@@ -111,6 +111,16 @@ package struct OpenAddressingTable<Element: HashTableElement> {
         return removed
     }
 
+    /// Calls `body` with each element, in slot order, without collecting them first.
+    @inlinable
+    package func forEach(_ body: (Element) throws -> Void) rethrows {
+        guard let storage else { return }
+        let slots = storage.slots
+        for index in 0..<storage.slotCount {
+            if let element = Self.element(in: slots[index]) { try element._withUnsafeGuaranteedRef(body) }
+        }
+    }
+
     /// The elements, in slot order.
     @inlinable
     package var elements: [Element] {

@@ -90,6 +90,23 @@ final class CollidingElement: TestElement {
         #expect((0..<5).allSatisfy { table[$0]?.key == $0 })
     }
 
+    @Test func forEachVisitsEveryElementOnceAndRetainsNothing() {
+        let tally = Tally()
+        do {
+            var table = OpenAddressingTable<SharedHashElement>()
+            var visited: [Int] = []
+            table.forEach { visited.append($0.key) }
+            #expect(visited.isEmpty)
+            for key in 0..<13 { table.insert(SharedHashElement(key: key, version: 1, tally: tally)) }
+            table.insert(SharedHashElement(key: 5, version: 2, tally: tally))  // replaces one: still 13
+            var versions: [Int: Int] = [:]
+            table.forEach { versions[$0.key, default: 0] += $0.version }
+            #expect(versions == Dictionary(uniqueKeysWithValues: (0..<13).map { ($0, $0 == 5 ? 2 : 1) }))
+            #expect(table.elements.map(\.key).sorted() == Array(0..<13))
+        }
+        #expect(tally.made == 14 && tally.freed == 14, "made \(tally.made), freed \(tally.freed)")
+    }
+
     @Test func insertReplaceAndFind() {
         let tally = Tally()
         do {

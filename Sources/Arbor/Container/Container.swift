@@ -360,21 +360,23 @@ public final class Container: Resolver, @unchecked Sendable {
 
     /// Marks this container and its descendants closed, and hands back the instances they held.
     func closeSubtree() -> [ReleasedInstance] {
-        let (released, children) = registry.withLock { registry in
+        var (released, children) = registry.withLock { registry in
             guard !registry.isClosed else { return ([ReleasedInstance](), [Container]()) }
             registry.isClosed = true
             var released: [ReleasedInstance] = []
             released.reserveCapacity(registry.entries.count + registry.perContainer.count)
-            for entry in registry.entries.values {
+            registry.entries.forEach { entry in
                 if let instance = entry.storage?.releaseLocked() { released.append(instance) }
             }
             for storage in registry.perContainer.values {
                 if let instance = storage.releaseLocked() { released.append(instance) }
             }
-            return (released, registry.children.values.compactMap(\.container))
+            let children = registry.children.isEmpty ? [] : registry.children.values.compactMap(\.container)
+            return (released, children)
         }
         changed()
-        return released + children.flatMap { $0.closeSubtree() }
+        for child in children { released += child.closeSubtree() }
+        return released
     }
 
     // MARK: Resolver

@@ -34,6 +34,11 @@ struct ServiceTable {
     }
 
     var values: [ServiceEntry] { table.elements }
+
+    /// Calls `body` with each entry, without an array of them.
+    func forEach(_ body: (ServiceEntry) -> Void) {
+        table.forEach(body)
+    }
 }
 
 extension ServiceEntry: HashTableElement {

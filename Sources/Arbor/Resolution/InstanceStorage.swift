@@ -256,9 +256,10 @@ struct ReleasedInstance {
 
     /// Runs the hooks of `instances`, newest instance first. Call with no lock held: hooks are user code.
     static func run(_ instances: [ReleasedInstance]) {
-        guard !instances.isEmpty else { return }
+        // Instances without hooks need nothing but releasing, which the caller's array does.
+        guard instances.contains(where: { !$0.hooks.isEmpty }) else { return }
         let newestFirst = instances.count == 1 ? instances : instances.sorted(by: { $0.sequence > $1.sequence })
-        for released in newestFirst {
+        for released in newestFirst where !released.hooks.isEmpty {
             let instance = released.value.asAny
             for hook in released.hooks { hook.run(instance) }
         }
