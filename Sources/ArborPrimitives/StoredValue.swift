@@ -15,27 +15,27 @@ package final class StoredValue {
     /// `TypedWitness<Value>` cost a generic-metadata look-up on every store (measured: 460 of the 670 instructions
     /// of storing a registered instance), where the metatype is at hand; the rare readers that do not know the type
     /// open it.
-    @usableFromInline let storedType: Any.Type
+    @usableFromInline package let valueType: Any.Type
 
     @inlinable
     package init<Value>(_ value: Value) {
         pointer = .allocate(byteCount: MemoryLayout<Value>.size, alignment: MemoryLayout<Value>.alignment)
         pointer.initializeMemory(as: Value.self, repeating: value, count: 1)
-        storedType = Value.self
+        valueType = Value.self
     }
 
     deinit {
         func destroy<Value>(_: Value.Type) {
             pointer.assumingMemoryBound(to: Value.self).deinitialize(count: 1)
         }
-        _openExistential(storedType, do: destroy)
+        _openExistential(valueType, do: destroy)
         pointer.deallocate()
     }
 
     /// The value; `Value` must be the type it was stored as.
     @inlinable
     package func load<Value>(as _: Value.Type) -> Value {
-        internalInvariant(storedType == Value.self, "StoredValue holds a \(storedType), read as a \(Value.self)")
+        internalInvariant(valueType == Value.self, "StoredValue holds a \(valueType), read as a \(Value.self)")
         return pointer.assumingMemoryBound(to: Value.self).pointee
     }
 
@@ -44,10 +44,6 @@ package final class StoredValue {
         func load<Value>(_: Value.Type) -> Any {
             pointer.assumingMemoryBound(to: Value.self).pointee
         }
-        return _openExistential(storedType, do: load)
+        return _openExistential(valueType, do: load)
     }
-
-    /// The static type the value was stored as.
-    @inlinable
-    package var valueType: Any.Type { storedType }
 }

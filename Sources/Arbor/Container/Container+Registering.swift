@@ -183,7 +183,7 @@ extension Container {
     /// instance being built while you reset is kept once it is finished.
     public func resetObjectScope(_ scope: ObjectScope) {
         if scope == .perContainer {
-            let storages = registry.withLock { Array($0.perContainer.values) }
+            let storages = registry.withLock { $0.perContainer.values }
             ReleasedInstance.run(storages.compactMap { $0.release() })
             return
         }

@@ -80,11 +80,8 @@ public final class Container: Resolver, @unchecked Sendable {
         // Per-container instances go with their container, with their `onRelease` hooks: a request's unit of work
         // is rolled back even when the request's container is dropped without `close()`.
         let released = registry.withLock { registry -> [ReleasedInstance] in
-            guard !registry.perContainer.isEmpty else { return [] }
             var released: [ReleasedInstance] = []
-            registry.perContainer.forEach { storage in
-                if let instance = storage.releaseLocked() { released.append(instance) }
-            }
+            registry.perContainer.releaseLocked(into: &released)
             return released
         }
         ReleasedInstance.run(released)
@@ -205,12 +202,20 @@ public final class Container: Resolver, @unchecked Sendable {
     /// Where a look-up that starts in this container finds `key`: from `cache` if it holds a valid answer, or
     /// else under the registries' locks, and then cached.
     func find(_ key: ServiceKey, cache: LookupCache?) -> Found? {
-        if let cache, let hit = cache.hit(key, in: self) { return hit.found }
-        let lookup = lookupForResolution(key, cache: cache)
-        if let cache, let found = lookup.found {
+        guard let cache else { return lookupForResolution(key, cache: nil).found }
+        if let hit = cache.hit(key, in: self) { return hit.found }
+        return lookUpAndRemember(key, in: cache).found
+    }
+
+    /// `lookupForResolution`, whose answer `cache` then holds for this container. With `uncached`, no level's
+    /// answer is read from the cache: after a change the cache may not have seen yet (`findUncached`).
+    @inline(__always)
+    func lookUpAndRemember(_ key: ServiceKey, in cache: LookupCache, uncached: Bool = false) -> Lookup {
+        let lookup = lookupForResolution(key, cache: uncached ? nil : cache)
+        if let found = lookup.found {
             cache.store(key, in: self, version: lookup.version, found: found, lookup: lookup)
         }
-        return lookup.found
+        return lookup
     }
 
     /// Invalidates every thread's cached look-ups that start in a descendant: called after this container's
@@ -373,9 +378,7 @@ public final class Container: Resolver, @unchecked Sendable {
             registry.entries.forEach { entry in
                 if let instance = entry.storage?.releaseLocked() { released.append(instance) }
             }
-            registry.perContainer.forEach { storage in
-                if let instance = storage.releaseLocked() { released.append(instance) }
-            }
+            registry.perContainer.releaseLocked(into: &released)
             let children = registry.children.isEmpty ? [] : registry.children.values.compactMap(\.container)
             return (released, children)
         }

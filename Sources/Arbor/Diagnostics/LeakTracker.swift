@@ -102,11 +102,11 @@ public final class LeakTracker: @unchecked Sendable {
         _ instance: Service, entry: ServiceEntry, keptBy storage: InstanceStorage?, owner: Container,
         path: [ServiceKey], in trackers: [WeakTracker]
     ) {
-        guard let object = asObject(instance) else { return }
+        guard let resolved = object(in: instance) else { return }
         // Kept for good: a permanent (or strong custom-scope) instance, or a per-container one.
         let storage = entry.scope.storage == .weak ? nil : storage
         let record = Record(
-            object: object, key: entry.key, scope: entry.scope, path: path, storage: storage,
+            object: resolved, key: entry.key, scope: entry.scope, path: path, storage: storage,
             owner: storage == nil ? nil : owner)
         for tracker in trackers { tracker.tracker?.append(record) }
     }
@@ -141,8 +141,8 @@ public final class LeakTracker: @unchecked Sendable {
     }
 
     private static func collect(_ value: Any, path: String, into found: inout [(String, AnyObject)], depth: Int) {
-        if let object = asObject(value) {
-            found.append((path, object))
+        if let reference = object(in: value) {
+            found.append((path, reference))
             return
         }
         let mirror = Mirror(reflecting: value)

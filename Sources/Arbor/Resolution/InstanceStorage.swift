@@ -129,10 +129,10 @@ final class InstanceStorage: @unchecked Sendable {
     }
 
     /// Whether the storage keeps `object` strongly: the instance of a permanent (or other strong) registration.
-    func keeps(_ object: AnyObject) -> Bool {
+    func keeps(_ instance: AnyObject) -> Bool {
         withLock {
             guard case .holding = state, retention == .strong, let value else { return false }
-            return asObject(value.asAny) === object
+            return object(in: value.asAny) === instance
         }
     }
 
@@ -219,7 +219,7 @@ final class InstanceStorage: @unchecked Sendable {
                 return (nil, releaseLocked())
             }
             guard retention == .weak, let value else { return (nil, nil) }
-            weakObject = asObject(value.asAny)
+            weakObject = object(in: value.asAny)
             self.value = nil
             return (value, nil)
         }
@@ -242,11 +242,6 @@ final class InstanceStorage: @unchecked Sendable {
         defer { lock.unlock() }
         return body()
     }
-}
-
-/// The reference inside `value` when it holds a class instance; `nil` for value types.
-func asObject(_ value: Any) -> AnyObject? {
-    object(in: value)
 }
 
 /// An instance a container stopped holding, with the `onRelease` hooks to run on it.

@@ -18,12 +18,17 @@ struct PerContainerStorages {
     /// Every storage, in no particular order.
     var values: [InstanceStorage] { large.map { Array($0.values) } ?? small.map(\.storage) }
 
-    /// Calls `body` with every storage, in no particular order, without an array of them.
-    func forEach(_ body: (InstanceStorage) -> Void) {
+    /// Drops every instance the storages hold, and adds them, with their release hooks, to `released`. Call with
+    /// the container's lock held.
+    func releaseLocked(into released: inout [ReleasedInstance]) {
         if let large {
-            for storage in large.values { body(storage) }
+            for storage in large.values {
+                if let instance = storage.releaseLocked() { released.append(instance) }
+            }
         } else {
-            for element in small { body(element.storage) }
+            for element in small {
+                if let instance = element.storage.releaseLocked() { released.append(instance) }
+            }
         }
     }
 

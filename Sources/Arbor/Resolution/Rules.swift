@@ -106,7 +106,7 @@ extension Resolution {
                 CreationCoordinator.shared.abandon(storage)
                 throw error
             }
-            if kind == .weak, asObject(instance) == nil {
+            if kind == .weak, object(in: instance) == nil {
                 // A value type has no identity to share: weak scope behaves as transient for it.
                 CreationCoordinator.shared.abandon(storage)
             } else {
