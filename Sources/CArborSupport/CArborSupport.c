@@ -8,6 +8,7 @@
 
 #include "CArborAtomics.h"
 #include "CArborBarrier.h"
+#include "CArborRuntime.h"
 #include "CArborThreadLocal.h"
 
 #if defined(__linux__)

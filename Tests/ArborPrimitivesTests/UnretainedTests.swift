@@ -79,3 +79,57 @@ private final class Node {
         withExtendedLifetime(never) {}
     }
 }
+
+/// An object whose deinit reads an unretained reference to itself, as a container's parent may while the child's
+/// deinit waits for the parent's lock.
+private final class Deinitializing {
+    let onDeinit: (Unretained<Deinitializing>) -> Void
+    init(onDeinit: @escaping (Unretained<Deinitializing>) -> Void) { self.onDeinit = onDeinit }
+    deinit { onDeinit(Unretained(self, retainedInChecks: false)) }
+}
+
+private final class SharedNode: Sendable {}
+
+@Suite struct RetainedIfAliveTests {
+    @Test func aLiveObjectIsRetained() {
+        let node = Node("alive")
+        let reference = Unretained(node, retainedInChecks: false)
+        let before = ReferenceCountProbe.references(of: node).strong
+        var retained = reference.retainedIfAlive()
+        #expect(retained === node)
+        #expect(ReferenceCountProbe.references(of: node).strong == before + 1)
+        retained = nil
+        #expect(ReferenceCountProbe.references(of: node).strong == before)
+        withExtendedLifetime(retained) {}
+    }
+
+    /// Once the deinit has begun, no strong reference is made: one would outlive the object.
+    @Test func anObjectInItsDeinitIsNot() {
+        let seen = Protected.make([Bool]())
+        var object: Deinitializing? = Deinitializing { reference in
+            let found = reference.retainedIfAlive()
+            seen.withLock { $0.append(found != nil) }
+        }
+        #expect(object != nil)
+        object = nil
+        #expect(seen.withLock { $0 } == [false])
+    }
+
+    /// The same object, read many times from two threads while it is alive, keeps an exact count.
+    @Test func balancedUnderContention() async {
+        let node = SharedNode()
+        let reference = Unretained(node, retainedInChecks: false)
+        let before = ReferenceCountProbe.references(of: node).strong
+        await withTaskGroup(of: Int.self) { group in
+            for _ in 0..<2 {
+                group.addTask {
+                    var found = 0
+                    for _ in 0..<10_000 where reference.retainedIfAlive() != nil { found += 1 }
+                    return found
+                }
+            }
+            for await found in group { #expect(found == 10_000) }
+        }
+        #expect(ReferenceCountProbe.references(of: node).strong == before)
+    }
+}
