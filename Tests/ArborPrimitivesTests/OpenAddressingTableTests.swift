@@ -83,9 +83,11 @@ final class CollidingElement: TestElement {
         #expect(table.capacity == 0)
 
         let tally = Tally()
-        for key in 0..<4 { table.insert(CollidingElement(key: key, version: 0, tally: tally)) }
-        #expect(table.capacity == 8)  // the first storage holds four elements
-        table.insert(CollidingElement(key: 4, version: 0, tally: tally))
+        for key in 0..<2 { table.insert(CollidingElement(key: key, version: 0, tally: tally)) }
+        #expect(table.capacity == 4)  // the first storage holds two elements
+        table.insert(CollidingElement(key: 2, version: 0, tally: tally))
+        #expect(table.capacity == 8)
+        for key in 3..<5 { table.insert(CollidingElement(key: key, version: 0, tally: tally)) }
         #expect(table.capacity == 16)
         #expect((0..<5).allSatisfy { table[$0]?.key == $0 })
     }
