@@ -37,7 +37,7 @@ import Testing
 
     @Test func readingAStoredValueAsAnotherTypeStops() async {
         await #expect(processExitsWith: .failure) {
-            _ = StoredValue(1).load(as: UInt.self)
+            _ = StoredValue.make(1).load(as: UInt.self)
         }
     }
 

@@ -24,16 +24,20 @@ final class InstanceStorage: @unchecked Sendable {
         case holding
     }
 
+    // The one-byte fields first, together: stored properties are laid out in the order they are declared, and a
+    // word after a byte pads (measured: a storage took 112 heap bytes, 96 now).
     let retention: ObjectScope.Retention
+    private var state = State.empty
+    /// Set when the registration leaves its container; never cleared.
+    private var isRetired = false
+    /// While building: whether the builder's factory has returned. Guarded by the coordinator's lock.
+    var isBuilt = false
     /// The owning container's lock, unretained in every build: the container outlives every use of its storages (a
     /// look-up runs on the container, and a resolution keeps the container it started in, and so its ancestors,
     /// alive), a strong reference would be a cycle through the container's entries, and the read of a held instance
     /// must not retain it.
     private let lockReference: Unretained<Protected<Registry>>
     private var lock: Protected<Registry> { lockReference.object }
-    private var state = State.empty
-    /// Set when the registration leaves its container; never cleared.
-    private var isRetired = false
     /// The instance being built (both retentions, once the factory returned), or held (strong retention). Retained
     /// by hand, so that `loadHeld` reads it under the lock without retaining the box (measured: a tenth of a cached
     /// permanent resolve).
@@ -55,8 +59,6 @@ final class InstanceStorage: @unchecked Sendable {
     /// While building: the creation group whose resolution builds it, and that resolution. Guarded by the
     /// coordinator's lock (see ``CreationCoordinator``).
     var builder: CreationCoordinator.Builder?
-    /// While building: whether the builder's factory has returned. Guarded by the coordinator's lock.
-    var isBuilt = false
     /// While building, once the factory returned: the instance's place in the order of all builds, which the
     /// creation group publishes in. Guarded by the coordinator's lock, so the group sorts its claims without taking
     /// each storage's lock for every comparison (measured: the sort was 1,400 of a request's 42,000 instructions).
@@ -74,7 +76,7 @@ final class InstanceStorage: @unchecked Sendable {
         releaseHooks = []
         lockReference = Unretained(lock, retainedInChecks: false)
         state = .holding
-        valueReference = ManuallyRetained(StoredValue(instance))
+        valueReference = ManuallyRetained(StoredValue.make(instance))
         sequence = CreationCoordinator.nextBuildSequence()
         isBuilt = true
     }
@@ -200,7 +202,7 @@ final class InstanceStorage: @unchecked Sendable {
     /// Records the instance the builder's factory returned; the builder's creation group shares it from now on.
     /// Hands back what it replaced, to release after the locks.
     func built<Service>(_ instance: Service, sequence: UInt64) -> StoredValue? {
-        let stored = StoredValue(instance)
+        let stored = StoredValue.make(instance)
         return withLock {
             self.sequence = sequence
             defer { value = stored }
