@@ -24,16 +24,16 @@ class ServiceEntry: @unchecked Sendable {
     @exclusivity(unchecked) final private(set) var hasHooks: Bool
     /// Transient or graph-scoped, and not a forward: a resolve needs the factory, and the hooks if it has any.
     @exclusivity(unchecked) final private(set) var isPlain: Bool
-    /// The token's number: what tells registrations apart in a graph.
-    let identity: Int
-    /// The first of `hooks`, in a constant of its own: calling a closure kept in a `let` retains nothing, where
-    /// one read from an array retains its context (and the array). Hooks are never changed in place.
-    let firstHook: InitHook?
+    // The one-byte fields sit together: stored properties are laid out in the order they are declared, and each
+    // word-sized one after a byte pads to the next word (measured: a registration took 176 heap bytes, 152 now).
     let isForward: Bool
     /// Set, under the owning container's lock, when a look-up first finds the entry: from then on threads may
     /// hold it in their look-up caches, so replacing it needs a version change and a retirement. The lock
     /// already makes accesses exclusive, so the runtime's exclusivity check is off.
     @exclusivity(unchecked) var isPublished = false
+    /// The first of `hooks`, in a constant of its own: calling a closure kept in a `let` retains nothing, where
+    /// one read from an array retains its context (and the array). Hooks are never changed in place.
+    let firstHook: InitHook?
     /// `configuration.storage`, unretained (the configuration keeps it), for the resolve that reads it.
     @exclusivity(unchecked) final private(set) var heldStorage: Unretained<InstanceStorage>?
 
@@ -51,7 +51,6 @@ class ServiceEntry: @unchecked Sendable {
         self.key = key
         self.token = token
         self.isForward = isForward
-        identity = token.value
         firstHook = configuration.hooks.first
         self.configuration = configuration
         (shape, hasHooks, isPlain, heldStorage) = Self.derived(from: configuration, key: key, isForward: isForward)
@@ -70,6 +69,9 @@ class ServiceEntry: @unchecked Sendable {
         let isPlain = shape != .held && !isForward
         return (shape, hasHooks, isPlain, configuration.storage.map { Unretained($0) })
     }
+
+    /// The token's number: what tells registrations apart in a graph.
+    final var identity: Int { token.value }
 
     final var scope: ObjectScope { configuration.scope }
     /// How the scope keeps instances, read without copying the scope (and retaining its name).
@@ -151,11 +153,12 @@ class ServiceEntry: @unchecked Sendable {
 /// How a registration is configured: everything `Registration`'s chained calls change.
 struct EntryConfiguration {
     var scope: ObjectScope
+    /// Set by `shortLived()`: `validate()` reports a permanent service that resolves it. (Next to the scope, whose
+    /// last word has room for it.)
+    var isShortLived = false
     var hooks: [InitHook] = []
     /// Run when the container drops an instance it holds strongly (`onRelease`).
     var releaseHooks: [ReleaseHook] = []
-    /// Set by `shortLived()`: `validate()` reports a permanent service that resolves it.
-    var isShortLived = false
     /// Where permanent and weak instances live; `nil` for transient and graph scopes.
     var storage: InstanceStorage?
 }
