@@ -32,6 +32,9 @@ final class InstanceStorage: @unchecked Sendable {
     private var isRetired = false
     /// While building: whether the builder's factory has returned. Guarded by the coordinator's lock.
     var isBuilt = false
+    /// While built solo (``soloBuilder``): whether another resolution has since handed the build to the coordinator,
+    /// which then speaks for it (``CreationCoordinator/promote(_:)``). Guarded by the container's lock.
+    private var isPromoted = false
     /// The owning container's lock, unretained in every build: the container outlives every use of its storages (a
     /// look-up runs on the container, and a resolution keeps the container it started in, and so its ancestors,
     /// alive), a strong reference would be a cycle through the container's entries, and the read of a held instance
@@ -63,6 +66,9 @@ final class InstanceStorage: @unchecked Sendable {
     /// creation group publishes in. Guarded by the coordinator's lock, so the group sorts its claims without taking
     /// each storage's lock for every comparison (measured: the sort was 1,400 of a request's 42,000 instructions).
     var builtSequence: UInt64 = 0
+    /// While building solo: the resolution that claimed the storage without the coordinator, because nothing else
+    /// needed the instance (see ``CreationCoordinator``'s solo builds). Guarded by the container's lock.
+    private var soloBuilder: CreationCoordinator.Member?
 
     init(retention: ObjectScope.Retention, releaseHooks: [ReleaseHook], lock: Protected<Registry>) {
         self.retention = retention
@@ -171,6 +177,8 @@ final class InstanceStorage: @unchecked Sendable {
         /// `instance` is `nil` until the builder's factory returned; `isRetired` says that it will be released as
         /// soon as it is published.
         case building(instance: Any?, isRetired: Bool)
+        /// Built solo by a resolution the coordinator does not know yet: promote it (``promote()``).
+        case soloBuilding
         case holding(Any)
     }
 
@@ -180,6 +188,7 @@ final class InstanceStorage: @unchecked Sendable {
             case .empty:
                 return isRetired ? .retired : .empty
             case .building:
+                if soloBuilder != nil, !isPromoted { return .soloBuilding }
                 return .building(instance: value?.asAny, isRetired: isRetired)
             case .holding:
                 let instance: Any? = retention == .strong ? value?.asAny : weakObject
@@ -189,13 +198,23 @@ final class InstanceStorage: @unchecked Sendable {
         }
     }
 
-    /// Starts a build. Hands back a stale value (a weak storage's expired box) to release after the locks.
-    func claim() -> StoredValue? {
+    /// Starts a build, if nothing holds or builds the instance: the storage may have changed since the snapshot (a
+    /// solo build takes only the container's lock). `nil` if it did, having done nothing; otherwise a stale value (a
+    /// weak storage's expired box), or `.some(nil)`, to release after the locks.
+    func claim() -> StoredValue?? {
         withLock {
-            state = .building
-            weakObject = nil
-            defer { value = nil }
-            return value
+            switch state {
+            case .building:
+                return nil
+            case .holding where retention == .strong || weakObject != nil:
+                return nil
+            case .empty, .holding:
+                if isRetired { return nil }
+                state = .building
+                weakObject = nil
+                defer { value = nil }
+                return .some(value)
+            }
         }
     }
 
@@ -213,28 +232,135 @@ final class InstanceStorage: @unchecked Sendable {
     /// Makes the built instance the held one. Hands back what the storage no longer keeps: a weak storage's strong
     /// reference, or — if the registration was retired or the container closed meanwhile — the instance itself, to
     /// release.
-    func publish() -> (dropped: StoredValue?, released: ReleasedInstance?) {
-        withLock {
-            guard case .building = state else { return (nil, nil) }
-            state = .holding
-            if isRetired || lock.withValueAssumingLocked({ $0.isClosed }) {
-                return (nil, releaseLocked())
-            }
-            guard retention == .weak, let value else { return (nil, nil) }
-            weakObject = object(in: value.asAny)
-            self.value = nil
-            return (value, nil)
+    func publish() -> Publication {
+        withLock { publishLocked() }
+    }
+
+    /// What publishing hands back to release after the locks.
+    typealias Publication = (dropped: StoredValue?, released: ReleasedInstance?)
+
+    private func publishLocked() -> Publication {
+        guard case .building = state else { return (nil, nil) }
+        state = .holding
+        soloBuilder = nil
+        isPromoted = false
+        if isRetired || lock.withValueAssumingLocked({ $0.isClosed }) {
+            return (nil, releaseLocked())
         }
+        guard retention == .weak, let value else { return (nil, nil) }
+        weakObject = object(in: value.asAny)
+        self.value = nil
+        return (value, nil)
     }
 
     /// Returns a storage whose build failed to `empty`, and hands back the instance, if any, to release after the
     /// locks.
     func abandon() -> StoredValue? {
+        withLock { abandonLocked() }
+    }
+
+    private func abandonLocked() -> StoredValue? {
+        guard case .building = state else { return nil }
+        state = .empty
+        soloBuilder = nil
+        isPromoted = false
+        defer { value = nil }
+        return value
+    }
+
+    // MARK: Building solo; called by the building resolution, without the coordinator's lock
+
+    // A resolution that builds an instance nothing else is waiting for needs none of the coordinator's bookkeeping:
+    // it claims, records and publishes the storage under the container's lock alone (see ``CreationCoordinator``).
+    // Another resolution that meets the build *promotes* it, under both locks, and from then on the coordinator
+    // speaks for it; every solo step below checks `isPromoted` under the same lock, and does nothing once it is set.
+
+    /// What `claimSolo` found.
+    enum SoloAttempt {
+        /// The caller builds the instance now. `stale` is a weak storage's expired box, to release after the lock.
+        case claimed(stale: StoredValue?)
+        /// The caller's own solo build, whose factory returned: share it.
+        case shared(Any)
+        /// The caller's own solo build, whose factory is running: a cycle of factories.
+        case circular
+        /// The registration left its container: look the key up again.
+        case retired
+        /// Held, or built by another resolution: ask the coordinator.
+        case unavailable
+    }
+
+    /// Claims the storage for `member` alone, if nothing holds or builds its instance.
+    func claimSolo(by member: CreationCoordinator.Member) -> SoloAttempt {
         withLock {
-            guard case .building = state else { return nil }
-            state = .empty
-            defer { value = nil }
-            return value
+            switch state {
+            case .building:
+                guard soloBuilder == member, !isPromoted else { return .unavailable }
+                if let value { return .shared(value.asAny) }
+                return .circular
+            case .holding where retention == .strong || weakObject != nil:
+                return .unavailable
+            case .empty, .holding:
+                if isRetired { return .retired }
+                state = .building
+                weakObject = nil
+                soloBuilder = member
+                isPromoted = false
+                defer { value = nil }
+                return .claimed(stale: value)
+            }
+        }
+    }
+
+    /// Records the instance `member`'s solo build returned. `nil`, having recorded nothing, if the build was promoted;
+    /// otherwise what the storage held before, to release after the lock.
+    func builtSolo(
+        _ stored: StoredValue, by member: CreationCoordinator.Member, sequence: UInt64
+    ) -> StoredValue?? {
+        withLock {
+            guard soloBuilder == member, !isPromoted else { return nil }
+            self.sequence = sequence
+            defer { value = stored }
+            return .some(value)
+        }
+    }
+
+    /// Publishes `member`'s solo build; `nil`, having done nothing, if it was promoted.
+    func publishSolo(by member: CreationCoordinator.Member) -> Publication? {
+        withLock {
+            guard soloBuilder == member, !isPromoted else { return nil }
+            return publishLocked()
+        }
+    }
+
+    /// Abandons `member`'s solo build; `nil`, having done nothing, if it was promoted. Otherwise hands back the
+    /// instance, if any, to release after the lock.
+    func abandonSolo(by member: CreationCoordinator.Member) -> StoredValue?? {
+        withLock {
+            guard soloBuilder == member, !isPromoted else { return nil }
+            return .some(abandonLocked())
+        }
+    }
+
+    /// A solo build handed to the coordinator: its builder, whether its factory returned, and when. Call with the
+    /// coordinator's lock held; `nil` if the storage is not built solo (any more).
+    func promote() -> (member: CreationCoordinator.Member, isBuilt: Bool, sequence: UInt64)? {
+        withLock {
+            guard case .building = state, let soloBuilder, !isPromoted else { return nil }
+            isPromoted = true
+            return (soloBuilder, value != nil, sequence)
+        }
+    }
+
+    /// Ends `member`'s solo claim as its resolution joins a creation group: whether it had been promoted, whether its
+    /// factory returned, and when. Call with the coordinator's lock held.
+    func endSolo(by member: CreationCoordinator.Member) -> (wasPromoted: Bool, isBuilt: Bool, sequence: UInt64) {
+        withLock {
+            internalInvariant(soloBuilder == member, "a solo claim ends by its own resolution")
+            defer {
+                soloBuilder = nil
+                isPromoted = false
+            }
+            return (isPromoted, value != nil, sequence)
         }
     }
 

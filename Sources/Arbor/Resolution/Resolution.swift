@@ -79,6 +79,9 @@ final class Resolution: Resolver, @unchecked Sendable {
         /// The creation group of the permanent and weak instances this resolution builds; `nil` until it claims
         /// one (``CreationCoordinator``).
         var group: CreationGroup?
+        /// The permanent and weak instances this resolution builds while it has no group: nothing else needed them
+        /// yet (``SoloClaims``).
+        var solo = SoloClaims()
         /// The leak trackers and validation observer watching the origin. Usually `nil`: then they cost one check
         /// per resolve.
         var diagnostics: Diagnostics?
@@ -214,15 +217,17 @@ final class Resolution: Resolver, @unchecked Sendable {
     @inline(__always)
     func complete(_ key: ServiceKey) throws {
         if !state.value.hooks.isEmpty { try runPendingHooks() }
-        if let group = state.value.group { try publish(group, key: key) }
+        if state.value.group != nil || !state.value.solo.isEmpty { try publish(key: key) }
         finish()
     }
 
-    /// Ends this resolution's part in its creation group: its permanent and weak instances are published once the
-    /// whole group has finished. Throws if another member failed, or waiting for the others would never end.
-    func publish(_ group: CreationGroup, key: ServiceKey) throws {
+    /// Publishes the permanent and weak instances this resolution built: its solo builds at once, and its part in its
+    /// creation group once the whole group has finished. Throws if another member failed, or waiting for the others
+    /// would never end.
+    func publish(key: ServiceKey) throws {
+        let group = state.value.group
         state.value.group = nil
-        switch CreationCoordinator.shared.finish(member, group: group, failure: nil) {
+        switch CreationCoordinator.shared.finish(member, group: group, solo: &state.value.solo, failure: nil) {
         case .published:
             return
         case .failed(let failure):
@@ -235,9 +240,10 @@ final class Resolution: Resolver, @unchecked Sendable {
     /// Ends a resolution that failed: its creation group fails, and abandons the permanent and weak instances its
     /// members claimed. Finishes, and returns the error to throw.
     func failed(_ error: any Error) -> any Error {
-        if let group = state.value.group {
+        if state.value.group != nil || !state.value.solo.isEmpty {
+            let group = state.value.group
             state.value.group = nil
-            _ = CreationCoordinator.shared.finish(member, group: group, failure: error)
+            _ = CreationCoordinator.shared.finish(member, group: group, solo: &state.value.solo, failure: error)
         }
         finish()
         return error

@@ -84,7 +84,10 @@ extension Resolution {
         arguments: ArgumentsTuple?
     ) throws -> Service {
         let entry = found.entry
-        switch CreationCoordinator.shared.acquire(storage, for: member, group: &state.value.group) {
+        let member = self.member
+        switch CreationCoordinator.shared.acquire(
+            storage, for: member, group: &state.value.group, solo: &state.value.solo)
+        {
         case .held(let instance), .shared(let instance):
             return try cast(instance, key: key)
         case .retired:
@@ -103,14 +106,14 @@ extension Resolution {
                 instance = try build(entry, key: key, slot: slot, kind: kind, depth: depth, arguments: arguments)
             } catch {
                 // Give the claim up now, so that resolutions waiting for this instance can build it themselves.
-                CreationCoordinator.shared.abandon(storage)
+                CreationCoordinator.shared.abandon(storage, by: member, solo: &state.value.solo)
                 throw error
             }
             if kind == .weak, object(in: instance) == nil {
                 // A value type has no identity to share: weak scope behaves as transient for it.
-                CreationCoordinator.shared.abandon(storage)
+                CreationCoordinator.shared.abandon(storage, by: member, solo: &state.value.solo)
             } else {
-                CreationCoordinator.shared.built(instance, in: storage)
+                CreationCoordinator.shared.built(instance, in: storage, by: member, solo: &state.value.solo)
             }
             afterBuild(entry, key: key, instance: instance, depth: depth, graphPosition: nil, keptBy: storage)
             return instance

@@ -1,0 +1,243 @@
+import ArborTestSupport
+import Foundation
+import Testing
+
+@testable import Arbor
+
+// A resolution that builds a permanent, weak or per-container instance nothing else needs does it *solo*, without
+// the creation coordinator's lock; a resolution on another thread that needs the instance meanwhile hands the build
+// to the coordinator (promotes it) and waits for it like for any other. These tests make the other thread arrive at
+// each step of a solo build — while the factory runs, after it returned, while a hook runs — and check that every
+// thread gets the one instance, each factory runs once (or again only after a failure), and the builder leaves
+// nothing behind in the coordinator.
+
+private final class SBNode: @unchecked Sendable {
+    let label: String
+    let dependency: SBNode?
+    init(_ label: String, dependency: SBNode? = nil) {
+        self.label = label
+        self.dependency = dependency
+    }
+}
+
+/// One test's round: what its threads saw, the signal that lets the second thread go, and the factory runs.
+private final class SBRound: @unchecked Sendable {
+    private let lock = NSLock()
+    private var builders: [CreationCoordinator.Member] = []
+    private var results: [Int: Result<SBNode, any Error>] = [:]
+    /// Signalled by the first thread, inside a build, when the second thread may go.
+    let started = DispatchSemaphore(value: 0)
+    let builds = Counter()
+
+    /// Records the resolution that builds, and lets the second thread go.
+    func building(with resolver: any Resolver) {
+        recordBuilder(resolver)
+        started.signal()
+    }
+
+    func recordBuilder(_ resolver: any Resolver) {
+        guard let resolution = resolver as? Resolution else { return }
+        lock.withLock { builders.append(resolution.member) }
+    }
+
+    func record(_ thread: Int, _ result: Result<SBNode, any Error>) {
+        lock.withLock { results[thread] = result }
+    }
+
+    func node(_ thread: Int) -> SBNode? {
+        lock.withLock { try? results[thread]?.get() }
+    }
+
+    func error(_ thread: Int) -> (any Error)? {
+        lock.withLock {
+            guard case .failure(let error)? = results[thread] else { return nil }
+            return error
+        }
+    }
+
+    /// Whether every resolution that built left its solo builds' groups behind, as it must not.
+    var leftNothingBehind: Bool {
+        lock.withLock { builders }.allSatisfy { !CreationCoordinator.shared.hasPromotedGroup(for: $0) }
+    }
+
+    /// Thread 0 resolves `first`; once `started` is signalled, thread 1 resolves `second`.
+    func run(_ container: Container, first: String, second: String) -> Bool {
+        runThreads(2, timeout: 20) { thread in
+            if thread == 1 { _ = self.started.wait(timeout: .now() + 10) }
+            self.record(thread, Result { try container.resolve(SBNode.self, name: thread == 0 ? first : second) })
+        }
+    }
+}
+
+/// Waits, up to 10 seconds, until a thread waits for the instance of `storage`.
+private func waitUntilWaited(on storage: InstanceStorage?) -> Bool {
+    guard let storage else { return false }
+    let deadline = Date().addingTimeInterval(10)
+    while !CreationCoordinator.shared.isWaited(on: storage) {
+        if Date() > deadline { return false }
+        usleep(500)
+    }
+    return true
+}
+
+/// The storage of the permanent registration of `SBNode` named `name` in `container`.
+private func storage(of name: String, in container: Container) -> InstanceStorage? {
+    container.entries.first { $0.key == ServiceKey(SBNode.self, name: name) }?.storage
+}
+
+/// Registers the permanent `SBNode` "x", whose first build lets the second thread go and returns (or throws) once
+/// that thread waits for it; later builds return at once.
+private func registerMetBuild(in container: Container, round: SBRound, failing: Bool) {
+    container.register(SBNode.self, name: "x") { [unowned container] r in
+        guard round.builds.increment() == 1 else { return SBNode("x") }
+        round.building(with: r)
+        #expect(waitUntilWaited(on: storage(of: "x", in: container)))
+        if failing { throw TestFailure("the first build fails") }
+        return SBNode("x")
+    }
+    .inObjectScope(.permanent)
+}
+
+@Suite struct SoloBuildTests {
+    @Test func aThreadThatMeetsASoloBuildWaitsForItAndGetsTheSameInstance() throws {
+        let container = Container()
+        let round = SBRound()
+        registerMetBuild(in: container, round: round, failing: false)
+
+        #expect(round.run(container, first: "x", second: "x"))
+        let first = try #require(round.node(0))
+        #expect(round.node(1) === first)
+        #expect(try container.resolve(SBNode.self, name: "x") === first)
+        #expect(round.builds.value == 1)
+        #expect(round.leftNothingBehind)
+    }
+
+    @Test func whenAHandedOverBuildFailsTheWaitingThreadBuildsTheInstanceItself() throws {
+        let container = Container()
+        let round = SBRound()
+        registerMetBuild(in: container, round: round, failing: true)
+
+        #expect(round.run(container, first: "x", second: "x"))
+        let error = try #require(round.error(0) as? ResolutionError)
+        #expect(ReasonKind(error.reason) == .factoryFailed)
+        let built = try #require(round.node(1))
+        #expect(try container.resolve(SBNode.self, name: "x") === built)
+        #expect(round.builds.value == 2)
+        #expect(round.leftNothingBehind)
+    }
+
+    @Test func aResolutionThatCatchesTheFailureOfAHandedOverBuildFinishesCleanly() throws {
+        let container = Container()
+        let round = SBRound()
+        registerMetBuild(in: container, round: round, failing: true)
+        // Resolves "x", and goes on without it when that fails.
+        container.register(SBNode.self, name: "outer") { r in
+            SBNode("outer", dependency: try? r.resolve(SBNode.self, name: "x"))
+        }
+        .inObjectScope(.transient)
+
+        #expect(round.run(container, first: "outer", second: "x"))
+        let outer = try #require(round.node(0))
+        #expect(outer.dependency == nil)
+        let built = try #require(round.node(1))
+        #expect(try container.resolve(SBNode.self, name: "x") === built)
+        #expect(round.builds.value == 2)
+        #expect(round.leftNothingBehind)
+    }
+
+    /// `x` depends on `y`, both permanent; thread 1 arrives for `met` while thread 0 is still inside `x`'s factory or
+    /// hook. The builder publishes what nobody met by itself and the rest with the group made for it.
+    @Test(arguments: ["y", "x"])
+    func aBuilderPublishesTheBuildsNobodyMetAndTheOnesThatWereMet(met: String) throws {
+        let container = Container()
+        let round = SBRound()
+        container.register(SBNode.self, name: "y") { _ in
+            round.builds.increment()
+            return SBNode("y")
+        }
+        .inObjectScope(.permanent)
+        let x = container.register(SBNode.self, name: "x") { r in
+            round.builds.increment()
+            round.recordBuilder(r)
+            return SBNode("x", dependency: try r.resolve(SBNode.self, name: "y"))
+        }
+        .inObjectScope(.permanent)
+        // Thread 1 arrives once both factories have returned, while `x` is not yet published.
+        x.initCompleted { [unowned container] _, _ in
+            round.started.signal()
+            #expect(waitUntilWaited(on: storage(of: met, in: container)))
+        }
+
+        #expect(round.run(container, first: "x", second: met))
+        let built = try #require(round.node(0))
+        let y = try #require(built.dependency)
+        #expect(round.node(1) === (met == "x" ? built : y))
+        #expect(try container.resolve(SBNode.self, name: "x") === built)
+        #expect(try container.resolve(SBNode.self, name: "y") === y)
+        #expect(round.builds.value == 2)
+        #expect(round.leftNothingBehind)
+    }
+
+    @Test func aRequestChildsUnitOfWorkMetByAnotherThreadIsBuiltOnce() throws {
+        let app = Container()
+        let round = SBRound()
+        let request = app.makeChild()
+        app.register(SBNode.self, name: "work") { [unowned request] r in
+            round.builds.increment()
+            round.building(with: r)
+            let entry = try #require(app.entries.first { $0.key == ServiceKey(SBNode.self, name: "work") })
+            #expect(waitUntilWaited(on: request.perContainerStorage(for: entry)))
+            return SBNode("work")
+        }
+        .inObjectScope(.perContainer)
+
+        #expect(round.run(request, first: "work", second: "work"))
+        let work = try #require(round.node(0))
+        #expect(round.node(1) === work)
+        #expect(try request.resolve(SBNode.self, name: "work") === work)
+        #expect(round.builds.value == 1)
+        #expect(round.leftNothingBehind)
+    }
+}
+
+/// A weak service whose instance comes and goes, and a graph that resolves it twice.
+private final class SBPair: @unchecked Sendable {
+    let left: SBNode
+    let right: SBNode
+    init(left: SBNode, right: SBNode) {
+        self.left = left
+        self.right = right
+    }
+}
+
+extension SoloBuildTests {
+    /// Threads race to build a weak instance that keeps dying: some build it solo, others meet the build, and others
+    /// find it empty and claim it through the coordinator at the moment a solo build claims it.
+    @Test func threadsRacingForAWeakInstanceThatComesAndGoesShareItWithinEachGraph() {
+        let container = Container()
+        container.register(SBNode.self, name: "scratch") { _ in SBNode("scratch") }.inObjectScope(.weak)
+        container.register(SBNode.self, name: "part") { r in
+            SBNode("part", dependency: try r.resolve(SBNode.self, name: "scratch"))
+        }
+        .inObjectScope(.transient)
+        container.register(SBPair.self) { r in
+            SBPair(left: try r.resolve(SBNode.self, name: "part"), right: try r.resolve(SBNode.self, name: "part"))
+        }
+        .inObjectScope(.transient)
+
+        let problems = ProblemLog()
+        let finished = runThreads(4, timeout: 60) { _ in
+            for _ in 0..<3_000 {
+                do {
+                    let pair = try container.resolve(SBPair.self)
+                    problems.check(
+                        pair.left.dependency === pair.right.dependency, "one graph got two weak instances")
+                } catch {
+                    problems.record("resolve threw \(error)")
+                }
+            }
+        }
+        #expect(finished, "the threads did not finish within the timeout")
+        problems.expectNone()
+    }
+}
