@@ -21,6 +21,39 @@ package struct AtomicWord: @unchecked Sendable {
         word.initialize(to: value)
     }
 
+    /// The first of two words in one allocation (the allocator's smallest block holds two words as cheaply as one):
+    /// this one, and ``second``, which lives exactly as long as this one does. `deallocate()` on this word frees
+    /// both; the second word is never deallocated on its own.
+    @inlinable
+    package init(_ value: Int, second: Int) {
+        word = .allocate(capacity: 2)
+        word.initialize(to: value)
+        (word + 1).initialize(to: second)
+    }
+
+    #if ARBOR_INTERNAL_CHECKS
+    @inlinable
+    init(word: UnsafeMutablePointer<Int>, liveness: AtomicWordLiveness) {
+        self.word = word
+        self.liveness = liveness
+    }
+    #else
+    @inlinable
+    init(word: UnsafeMutablePointer<Int>) {
+        self.word = word
+    }
+    #endif
+
+    /// The second word of a pair made with ``init(_:second:)``: freed with this word. Read it only from a pair.
+    @inlinable
+    package var second: AtomicWord {
+        #if ARBOR_INTERNAL_CHECKS
+        AtomicWord(word: word + 1, liveness: liveness)
+        #else
+        AtomicWord(word: word + 1)
+        #endif
+    }
+
     /// A word alone on its cache line, for one that a thread writes often while others read it: sharing the line
     /// with another thread's word would make the two threads' writes slow each other down.
     @inlinable

@@ -20,6 +20,20 @@ import Testing
         }
     }
 
+    @Test func aPairKeepsTwoWordsThatChangeApart() {
+        let first = AtomicWord(1, second: 2)
+        let second = first.second
+        #expect(first.load() == 1)
+        #expect(second.load() == 2)
+        second.store(20)
+        first.store(10)
+        #expect(first.load() == 10)
+        #expect(second.load() == 20)
+        #expect(first.second.fetchAdd(1) == 20)
+        #expect(second.load() == 21)
+        first.deallocate()
+    }
+
     @Test func copiesShareTheWord() {
         let word = AtomicWord(1)
         let copy = word

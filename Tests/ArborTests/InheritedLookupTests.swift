@@ -1,9 +1,16 @@
 import Arbor
+import Foundation
 import Testing
 
 private final class Service: @unchecked Sendable {
     let origin: String
     init(_ origin: String) { self.origin = origin }
+}
+
+/// Resolves `Service` in its factory: a nested look-up.
+private final class Holder: @unchecked Sendable {
+    let service: Service
+    init(_ service: Service) { self.service = service }
 }
 
 /// A thread remembers where a look-up found an ancestor's registration, for the container it started in and for
@@ -91,5 +98,51 @@ private final class Service: @unchecked Sendable {
         let second = root.makeChild()
         #expect(try second.resolve(Service.self).origin == "again")
         #expect(try first.resolve(Service.self).origin == "again")
+    }
+
+    // A nested look-up from a child that never registered the service's type takes the parent's cached answer
+    // without the child's lock, and caches nothing for the child: the child's own registrations, added at any time,
+    // are found from then on.
+
+    @Test func aChildsNestedLookUpsFindTheParentsServicesAndThenTheChildsOwn() throws {
+        let root = Container()
+        root.register(Service.self) { _ in Service("root") }
+        root.register(Holder.self) { r in Holder(try r.resolve()) }
+        #expect(try root.resolve(Holder.self).service.origin == "root")  // The root's look-ups are cached.
+
+        let child = root.makeChild()
+        #expect(try child.resolve(Holder.self).service.origin == "root")
+        #expect(try child.resolve(Holder.self).service.origin == "root")
+        child.register(Service.self) { _ in Service("child") }
+        #expect(try child.resolve(Holder.self).service.origin == "child")
+        child.unregister(Service.self)
+        #expect(try child.resolve(Holder.self).service.origin == "root")
+        #expect(try root.resolve(Holder.self).service.origin == "root")
+    }
+
+    @Test func aChildRegisteringAnotherTypeStillFindsTheParentsServiceThroughANestedLookUp() throws {
+        let root = Container()
+        root.register(Service.self) { _ in Service("root") }
+        root.register(Holder.self) { r in Holder(try r.resolve()) }
+        let child = root.makeChild()
+        child.register(Service.self, name: "named") { _ in Service("child, named") }
+        child.register(String.self) { _ in "unrelated" }
+        #expect(try child.resolve(Holder.self).service.origin == "root")
+        #expect(try child.resolve(Service.self, name: "named").origin == "child, named")
+    }
+
+    @Test func aRegistrationOnAnotherThreadIsFoundByTheChildsNextResolve() throws {
+        let root = Container()
+        root.register(Service.self) { _ in Service("root") }
+        root.register(Holder.self) { r in Holder(try r.resolve()) }
+        let child = root.makeChild()
+        #expect(try child.resolve(Holder.self).service.origin == "root")
+        let registered = DispatchSemaphore(value: 0)
+        Thread {
+            child.register(Service.self) { _ in Service("child") }
+            registered.signal()
+        }.start()
+        #expect(registered.wait(timeout: .now() + 10) == .success)
+        #expect(try child.resolve(Holder.self).service.origin == "child")
     }
 }

@@ -33,7 +33,12 @@ public final class Container: Resolver, @unchecked Sendable {
     /// Changes, to a number no container had before, whenever what a look-up starting here finds may have
     /// changed: this container's registrations or settings, or an ancestor's registrations. Threads validate
     /// their cached look-ups against it (``LookupCache``).
-    let version = AtomicWord(UniqueNumber.next())
+    let version = AtomicWord(UniqueNumber.next(), second: 0)
+    /// Which service types this container has registrations of, as a set of bits (``typeBit(of:)``): one is set when a
+    /// registration of a type is added, and never cleared. A nested look-up that finds a type's bit clear needs
+    /// nothing of this container, and takes the parent's answer from the thread's cache without this container's
+    /// lock (`Resolution.findSlowly`). Shares `version`'s allocation.
+    var registeredTypes: AtomicWord { version.second }
     /// Identifies the tree: a number the root got when it was made, which threads resolving in the tree publish
     /// (``Reclamation``). Never 0 or 1.
     let root: Int
@@ -98,6 +103,20 @@ public final class Container: Resolver, @unchecked Sendable {
             registry.perContainer.add(storage, for: entry.identity)
             return storage
         }
+    }
+
+    /// The bit of `registeredTypes` that stands for `type`: one of 64, from its metadata's address.
+    @inline(__always)
+    static func typeBit(of type: Any.Type) -> Int {
+        let mixed = UInt(bitPattern: ObjectIdentifier(type)) &* 0x9E37_79B9_7F4A_7C15
+        return 1 &<< Int(mixed &>> 58)
+    }
+
+    /// Whether this container may have a registration of `key`: `false` only if it has never had one of its
+    /// service type.
+    @inline(__always)
+    func mayRegister(_ key: ServiceKey) -> Bool {
+        registeredTypes.load() & Self.typeBit(of: key.serviceType) != 0
     }
 
     /// Invalidates every thread's cached look-ups that start in this container. Call after the change.
@@ -266,6 +285,8 @@ public final class Container: Resolver, @unchecked Sendable {
 
     func add(_ entry: ServiceEntry) {
         let (replaced, retirement, lookedUp, hasChildren) = registry.withLock { registry in
+            // The lock orders this with other registrations; threads that look without it read the word.
+            registeredTypes.store(registeredTypes.load() | Self.typeBit(of: entry.key.serviceType))
             let replaced = registry.entries.insert(entry)
             return (
                 replaced, Retirement(replaced?.storage), registry.isLookedUp, !registry.children.isEmpty

@@ -19,6 +19,15 @@ extension Resolution {
     /// `find`, after the thread's cache had nothing valid for `container`.
     func findSlowly(_ key: ServiceKey, in container: Container) -> Found? {
         withCache { cache in
+            // A container that never registered the key's type finds what its parent finds: when the thread has that
+            // in its cache, take it, without the container's lock and without caching it again for the container.
+            // (Measured: a request child's first look-ups of the services its root registers took a lock and filled a
+            // cache slot each; without them, a request of 10 objects went from 24,100 to 20,760 instructions.) Only
+            // one level up: a look-up from deeper in a tree goes the long way once, and is cached for the container
+            // it started in, so `child_depth_20` stays one cache hit a look-up.
+            if let parent = container.parent, !container.mayRegister(key), let hit = cache.hit(key, in: parent) {
+                return hit.found
+            }
             // Written out, not `lookUpAndRemember`: on a request child's first look-ups, the shared helper cost 700
             // instructions a request.
             let lookup = container.lookupForResolution(key, cache: cache)
