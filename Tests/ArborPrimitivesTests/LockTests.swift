@@ -31,6 +31,24 @@ private final class SharedProtected<Value>: @unchecked Sendable {
         #expect(lock.withLock { counter.value } == Self.threads * Self.increments)
     }
 
+    @Test func aValueMadeInPlaceIsTheOneTheLockGuards() {
+        final class Tracked {
+            var items: [Int]
+            init(_ items: [Int]) { self.items = items }
+        }
+        let made = Protected<Tracked>.make(with: { Tracked([1, 2]) })
+        #expect(made.withLock { $0.items } == [1, 2])
+        made.withLock { $0.items.append(3) }
+        #expect(made.withLock { $0.items } == [1, 2, 3])
+        weak var released: Tracked?
+        do {
+            let value = Protected<Tracked>.make(with: { Tracked([]) })
+            released = value.withLock { $0 }
+            #expect(released != nil)
+        }
+        #expect(released == nil, "the buffer keeps the value it made, and releases it with itself")
+    }
+
     @Test func withLockRethrowsAndUnlocks() {
         struct Failure: Error {}
         let lock = Lock()

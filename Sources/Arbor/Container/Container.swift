@@ -28,7 +28,7 @@ public final class Container: Resolver, @unchecked Sendable {
 
     /// The registrations and settings, behind the container's lock. The lock also guards the instances the
     /// container's permanent and weak registrations hold (see ``InstanceStorage``).
-    let registry = Protected.make(Registry())
+    let registry = Protected.make(with: { Registry() })
 
     /// Changes, to a number no container had before, whenever what a look-up starting here finds may have
     /// changed: this container's registrations or settings, or an ancestor's registrations. Threads validate

@@ -13,8 +13,9 @@ internal import ArborPrimitives
 /// ``ArgumentsEntry`` for those with. A resolve knows which one it found from the key, and calls the factory
 /// through a reinterpreting downcast (`build`), which in a release build needs neither a dynamic cast nor the
 /// subclass's metadata.
+@usableFromInline
 class ServiceEntry: @unchecked Sendable {
-    let key: ServiceKey
+    @usableFromInline let key: ServiceKey
     let token: RegistrationToken
     // The configuration and what is derived from it change only while the entry is unpublished, under the owning
     // container's lock; the lock orders those writes before any read, so the runtime's exclusivity checks are off.
@@ -164,6 +165,9 @@ struct EntryConfiguration {
 }
 
 /// The entry of a service whose factory takes no runtime arguments.
+///
+/// `@usableFromInline`: the inlined `register` calls name `NullaryEntry<Service>.self` where `Service` is concrete.
+@usableFromInline
 final class NullaryEntry<Produced>: ServiceEntry, @unchecked Sendable {
     let factory: @Sendable (any Resolver) throws -> Produced
 

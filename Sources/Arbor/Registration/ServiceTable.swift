@@ -1,4 +1,4 @@
-internal import ArborPrimitives
+public import ArborPrimitives
 
 /// The registrations of one container, by key: an ``OpenAddressingTable`` of entries, which the container
 /// mutates only under its lock and never copies.
@@ -42,6 +42,7 @@ struct ServiceTable {
 }
 
 extension ServiceEntry: HashTableElement {
+    @usableFromInline
     @inline(__always)
     static func tableHash(of key: ServiceKey) -> Int {
         let service = UInt(bitPattern: ObjectIdentifier(key.serviceType))
