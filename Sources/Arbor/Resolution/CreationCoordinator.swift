@@ -214,9 +214,8 @@ final class CreationCoordinator: @unchecked Sendable {
         }
         let replaced = lock.withLock {
             storage.isBuilt = true
-            storage.builtSequence = Self.nextBuildSequence()
             if !waits.isEmpty { lock.broadcast() }
-            return storage.built(instance, sequence: storage.builtSequence)
+            return storage.built(instance, sequence: Self.nextBuildSequence())
         }
         withExtendedLifetime(replaced) {}
     }
@@ -322,7 +321,7 @@ final class CreationCoordinator: @unchecked Sendable {
             return ([], group.claims.compactMap { $0.abandon() })
         }
         let inBuildOrder =
-            group.claims.count == 1 ? group.claims : group.claims.sorted { $0.builtSequence < $1.builtSequence }
+            group.claims.count == 1 ? group.claims : group.claims.sorted { $0.sequence < $1.sequence }
         return (inBuildOrder.map { $0.publish() }, [])
     }
 
@@ -401,7 +400,6 @@ final class CreationCoordinator: @unchecked Sendable {
         }
         storage.builder = Builder(group: group, member: build.member)
         storage.isBuilt = build.isBuilt
-        storage.builtSequence = build.sequence
         group.claims.append(storage)
     }
 
@@ -423,7 +421,6 @@ final class CreationCoordinator: @unchecked Sendable {
             guard !ended.wasPromoted else { continue }  // Its builder is the group already.
             storage.builder = Builder(group: joined, member: member)
             storage.isBuilt = ended.isBuilt
-            storage.builtSequence = ended.sequence
             joined.claims.append(storage)
         }
         solo.removeAll()
