@@ -581,4 +581,41 @@ extension ObjectScope {
         let scopes: [ObjectScope] = [.transient, .graph, .weak, .permanent]
         #expect(Set(scopes).count == 4)
     }
+
+    /// A resolution indexes its graph once it holds more than a few dozen instances, and keeps the index for the
+    /// next graph on its thread: large and small graphs in turn each share exactly their own instances.
+    @Test func largeAndSmallGraphsInTurnShareEachInstanceWithinTheirOwnResolve() throws {
+        final class Node: @unchecked Sendable {
+            let shared: Node?
+            init(shared: Node?) { self.shared = shared }
+        }
+        final class Wide: @unchecked Sendable {
+            let nodes: [Node]
+            init(nodes: [Node]) { self.nodes = nodes }
+        }
+        let container = Container()
+        container.register(Node.self, name: "shared") { _ in Node(shared: nil) }
+        for index in 0..<80 {
+            container.register(Node.self, name: "\(index)") { r in
+                Node(shared: try r.resolve(Node.self, name: "shared"))
+            }
+        }
+        for count in [80, 3, 80, 40, 2] {
+            container.register(Wide.self, name: "\(count)") { r in
+                Wide(nodes: try (0..<count).map { try r.resolve(Node.self, name: "\($0)") })
+            }
+        }
+        var seen: [Node] = []  // Kept alive, so that no two can share an address.
+        for count in [80, 3, 80, 40, 2, 80] {
+            let wide = try container.resolve(Wide.self, name: "\(count)")
+            let again = try container.resolve(Wide.self, name: "\(count)")
+            #expect(wide.nodes.count == count)
+            let shared = try #require(wide.nodes.first?.shared)
+            #expect(wide.nodes.allSatisfy { $0.shared === shared }, "one shared node per graph of \(count)")
+            #expect(again.nodes.first?.shared !== shared, "each graph of \(count) builds its own")
+            #expect(!seen.contains { $0 === shared }, "a graph of \(count) shares a node of an earlier graph")
+            seen.append(shared)
+            withExtendedLifetime(again) {}
+        }
+    }
 }
