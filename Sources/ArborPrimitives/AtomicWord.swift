@@ -12,13 +12,16 @@ public import CArborSupport
 package struct AtomicWord: @unchecked Sendable {
     @usableFromInline let word: UnsafeMutablePointer<Int>
     #if ARBOR_INTERNAL_CHECKS
-    @usableFromInline let liveness = AtomicWordLiveness()
+    @usableFromInline let liveness: AtomicWordLiveness
     #endif
 
     @inlinable
     package init(_ value: Int) {
         word = .allocate(capacity: 1)
         word.initialize(to: value)
+        #if ARBOR_INTERNAL_CHECKS
+        liveness = AtomicWordLiveness()
+        #endif
     }
 
     /// The first of two words in one allocation (the allocator's smallest block holds two words as cheaply as one):
@@ -29,6 +32,9 @@ package struct AtomicWord: @unchecked Sendable {
         word = .allocate(capacity: 2)
         word.initialize(to: value)
         (word + 1).initialize(to: second)
+        #if ARBOR_INTERNAL_CHECKS
+        liveness = AtomicWordLiveness()
+        #endif
     }
 
     #if ARBOR_INTERNAL_CHECKS
@@ -61,6 +67,9 @@ package struct AtomicWord: @unchecked Sendable {
         let line = UnsafeMutableRawPointer.allocate(byteCount: 128, alignment: 128)
         word = line.bindMemory(to: Int.self, capacity: 1)
         word.initialize(to: value)
+        #if ARBOR_INTERNAL_CHECKS
+        liveness = AtomicWordLiveness()
+        #endif
     }
 
     @inlinable
