@@ -17,4 +17,16 @@ package struct ThreadID: Hashable, Sendable {
     @inlinable
     @inline(__always)
     package static var current: ThreadID { ThreadID(marker: UInt(bitPattern: carbor_thread_marker())) }
+
+    /// An identity no thread has, made from `number` (a number no other caller used): what stands for a thread where
+    /// work that is not bound to one — an `async` resolution, which moves between threads — takes part in bookkeeping
+    /// kept by thread. Thread markers are addresses of a word, so they are even; these are odd.
+    @inlinable
+    package static func unbound(_ number: Int) -> ThreadID {
+        ThreadID(marker: UInt(bitPattern: number) &<< 1 | 1)
+    }
+
+    /// Whether this is an identity from ``unbound(_:)``, not a thread's.
+    @inlinable
+    package var isUnbound: Bool { marker & 1 == 1 }
 }

@@ -8,6 +8,7 @@
 
 #include "CArborAtomics.h"
 #include "CArborBarrier.h"
+#include "CArborMainThread.h"
 #include "CArborRuntime.h"
 #include "CArborThreadLocal.h"
 
@@ -60,5 +61,15 @@ __attribute__((nodebug)) uintptr_t carbor_stack_lowest_address(void) {
     return result == 0 ? (uintptr_t)address : 0;
 #else
     return 0;
+#endif
+}
+
+__attribute__((nodebug)) bool carbor_is_main_thread(void) {
+#if defined(__APPLE__)
+    return pthread_main_np() != 0;
+#elif defined(__linux__)
+    return syscall(SYS_gettid) == getpid();
+#else
+    return false;
 #endif
 }

@@ -17,6 +17,16 @@ import Testing
         #expect(box.value != nil && box.value != here)
         #expect(box.sameTwice)
     }
+
+    @Test func anUnboundIDIsNoThreadsAndTellsNumbersApart() {
+        let first = ThreadID.unbound(1)
+        #expect(first == ThreadID.unbound(1))
+        #expect(first != ThreadID.unbound(2))
+        #expect(first != ThreadID.current)
+        #expect(ThreadID.unbound(Int.max) != ThreadID.unbound(Int.max - 1))
+        #expect(first.isUnbound)
+        #expect(!ThreadID.current.isUnbound)
+    }
 }
 
 private final class IDBox: @unchecked Sendable {

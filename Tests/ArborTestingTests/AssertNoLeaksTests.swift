@@ -100,7 +100,7 @@ final class AssertNoLeaksTests: XCTestCase {
         let failures = try await failuresRecorded {
             try await assertNoLeaks(in: Shop.shared) { test in
                 await Task.yield()
-                leaked.object = try test.resolve(LeakyView.self)
+                leaked.object = try await test.resolve(LeakyView.self)
             }
         }
 
@@ -113,7 +113,7 @@ final class AssertNoLeaksTests: XCTestCase {
         let failures = try await failuresRecorded {
             let items = try await assertNoLeaks(in: Shop.shared) { test in
                 await Task.yield()
-                let cart = try test.resolve(Cart.self)
+                let cart = try await test.resolve(Cart.self)
                 cart.items = ["milk"]
                 return cart.items
             }

@@ -154,7 +154,7 @@ import Testing
         #expect(seen.value.allSatisfy { $0.parent === app })
         #expect(seen.value[0] !== seen.value[1])
         #expect(!app.isRegistered(Boom.self))
-        #expect(try app.resolve(Cart.self).prices is LivePrices)
+        #expect(try await app.resolve(Cart.self).prices is LivePrices)
     }
 
     @Test func throwingOverridesStopTheTestBeforeItRuns() async throws {

@@ -232,7 +232,7 @@ import Testing
     @Test func asyncCleanBodyPassesByDefaultAndReturnsItsValue() async throws {
         let items = try await expectNoLeaks(in: Shop.shared) { test in
             await Task.yield()
-            let cart = try test.resolve(Cart.self)
+            let cart = try await test.resolve(Cart.self)
             cart.items = ["bread"]
             return cart.items
         }
@@ -245,7 +245,7 @@ import Testing
         try await withKnownIssue {
             try await expectNoLeaks(in: Shop.shared) { test in
                 await Task.yield()
-                leaked.object = try test.resolve(LeakyView.self)
+                leaked.object = try await test.resolve(LeakyView.self)
             }
         } matching: { issue in
             issue.comments.map(\.rawValue).joined().contains("LeakyView.presenter → LeakyPresenter")
@@ -271,7 +271,7 @@ import Testing
         try await expectNoLeaks(in: Shop.shared) { test in
             MainActor.assertIsolated()
             await Task.yield()
-            touched += try test.resolve(Cart.self).items.count + 1
+            touched += try await test.resolve(Cart.self).items.count + 1
         }
         #expect(touched == 1)
     }

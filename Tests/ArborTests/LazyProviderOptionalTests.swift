@@ -303,7 +303,7 @@ private final class Missing {}
         let container = Container()
         container.register((any Engine).self) { _ in V8() }.inObjectScope(.transient)
         for _ in 0..<20 {
-            let lazy = try container.resolve(Lazy<any Engine>.self)
+            let lazy = try await container.resolve(Lazy<any Engine>.self)
             let engines = try await withThrowingTaskGroup(of: ObjectIdentifier.self) { group in
                 for _ in 0..<8 {
                     group.addTask { ObjectIdentifier(try lazy.instance) }
@@ -414,7 +414,7 @@ private final class Missing {}
     @Test func providerCanBeUsedFromManyTasks() async throws {
         let container = Container()
         container.register((any Engine).self) { _ in V8() }.inObjectScope(.transient)
-        let provider = try container.resolve(Provider<any Engine>.self)
+        let provider = try await container.resolve(Provider<any Engine>.self)
         let engines = try await withThrowingTaskGroup(of: V8.self) { group in
             for _ in 0..<16 {
                 group.addTask { try provider.instance as! V8 }

@@ -116,6 +116,7 @@ enum ReasonKind: Equatable, CustomStringConvertible {
     case factoryFailed
     case typeMismatch
     case containerClosed
+    case asyncRequired
 
     init(_ reason: ResolutionError.Reason) {
         switch reason {
@@ -125,6 +126,8 @@ enum ReasonKind: Equatable, CustomStringConvertible {
         case .factoryFailed: self = .factoryFailed
         case .typeMismatch: self = .typeMismatch
         case .containerClosed: self = .containerClosed
+        case .asyncRequired: self = .asyncRequired
+        @unknown default: fatalError("A reason these tests do not know: \(reason)")
         }
     }
 
@@ -136,6 +139,7 @@ enum ReasonKind: Equatable, CustomStringConvertible {
         case .factoryFailed: "factoryFailed"
         case .typeMismatch: "typeMismatch"
         case .containerClosed: "containerClosed"
+        case .asyncRequired: "asyncRequired"
         }
     }
 }

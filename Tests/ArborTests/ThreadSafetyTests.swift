@@ -40,7 +40,7 @@ struct ThreadSafetyTests {
         }
         #expect(finished, "threads did not finish within the timeout")
         failures.expectNone()
-        let fromHere = try container.resolve(TSShared.self)
+        let fromHere = try await container.resolve(TSShared.self)
         #expect(fromTask === fromHere)
         #expect(fromThreads.value.count == 4)
         #expect(fromThreads.value.allSatisfy { $0 === fromHere })
@@ -69,7 +69,7 @@ struct ThreadSafetyTests {
         }.inObjectScope(.transient)
 
         // The test keeps the weak session alive, so every resolve on every thread must share it.
-        let session = try container.resolve(TSSession.self)
+        let session = try await container.resolve(TSSession.self)
         let threadCount = 8
         let iterations = 10_000
         let failures = ProblemLog()
@@ -116,11 +116,11 @@ struct ThreadSafetyTests {
         #expect(finished, "threads did not finish within the timeout")
         failures.expectNone()
         #expect(resolves.value == threadCount * iterations)
-        let shared = try container.resolve(TSShared.self)
+        let shared = try await container.resolve(TSShared.self)
         #expect(sharedSeen.value.count == threadCount)
         #expect(sharedSeen.value.allSatisfy { $0 === shared }, "threads saw different permanent instances")
         #expect(sharedBuilds.value == 1, "the permanent factory ran \(sharedBuilds.value) times")
-        #expect(try container.resolve(TSSession.self) === session)
+        #expect(try await container.resolve(TSSession.self) === session)
         withExtendedLifetime(session) {}
     }
 
@@ -190,7 +190,7 @@ struct ThreadSafetyTests {
             #expect(instances.allSatisfy { $0 === instances.first }, "round \(round): children got different instances")
             #expect(
                 instances.first?.dependency.label == "parent", "a child's override leaked into the parent's permanent")
-            #expect(try parent.resolve(TSSlow.self) === instances.first)
+            #expect(try await parent.resolve(TSSlow.self) === instances.first)
         }
     }
 
@@ -357,7 +357,7 @@ struct ThreadSafetyTests {
         #expect(finished, "threads did not finish within the timeout")
         failures.expectNone()
         #expect(resolveCounts.value.count == 3)
-        #expect((try? container.resolve(TSVersioned.self).version) == writerIterations)
+        #expect((try? await container.resolve(TSVersioned.self))?.version == writerIterations)
     }
 
     // MARK: 6. Graph state is per resolution
@@ -520,7 +520,7 @@ struct ThreadSafetyTests {
         container.register(TSNode.self) { _ in TSNode() }.inObjectScope(.graph)
         container.register(TSNodePair.self) { r in TSNodePair(first: try r.resolve(), second: try r.resolve()) }
         container.register(TSCapture.self) { r in TSCapture(resolver: r, node: try r.resolve()) }
-        let capture = try container.resolve(TSCapture.self)
+        let capture = try await container.resolve(TSCapture.self)
 
         let failures = ProblemLog()
         let finished = await runOnThreads(4) { _ in
@@ -563,7 +563,7 @@ struct ThreadSafetyTests {
                 node: try r.resolve(), left: try r.resolve(), right: try r.resolve(), shared: try r.resolve(),
                 session: try r.resolve())
         }.inObjectScope(.transient)
-        let session = try container.resolve(TSSession.self)
+        let session = try await container.resolve(TSSession.self)
 
         let taskCount = 200
         let resolvesPerTask = 50
@@ -598,7 +598,7 @@ struct ThreadSafetyTests {
         }
         #expect(completed, "the tasks did not finish within the timeout")
         failures.expectNone()
-        let shared = try container.resolve(TSShared.self)
+        let shared = try await container.resolve(TSShared.self)
         #expect(sharedSeen.value.count == taskCount)
         #expect(sharedSeen.value.allSatisfy { $0 === shared })
         #expect(sharedBuilds.value == 1)

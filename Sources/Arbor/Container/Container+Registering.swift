@@ -130,7 +130,7 @@ extension Container {
     }
 
     /// A new registration's configuration: the container's default scope, and a storage if it needs one.
-    private var initialConfiguration: EntryConfiguration {
+    var initialConfiguration: EntryConfiguration {
         EntryConfiguration(scope: defaultScope, storage: InstanceStorage.make(for: defaultScope, lock: registry))
     }
 
@@ -219,7 +219,8 @@ extension Container {
 extension Container {
     /// Closes the container and its descendants: drops the instances they hold, runs the registrations'
     /// ``Registration/onRelease(_:)`` hooks on them, newest instance first, and makes every later `resolve` from
-    /// them throw ``ResolutionError/Reason/containerClosed``.
+    /// them throw ``ResolutionError/Reason/containerClosed``. `async` release hooks start in a task of their own, in
+    /// the same order, after the synchronous ones; ``closeAndWait()`` awaits them.
     ///
     /// ```swift
     /// let session = app.makeChild()
@@ -236,6 +237,22 @@ extension Container {
     /// is allowed but pointless: resolving still throws.
     public func close() {
         ReleasedInstance.run(closeSubtree())
+    }
+
+    /// Closes the container and its descendants like ``close()``, and awaits the release hooks: `async` ones too, each
+    /// finished before the next begins, newest instance first.
+    ///
+    /// ```swift
+    /// let request = app.makeChild()
+    /// defer { Task { await request.closeAndWait() } }   // or, at the end of an async handler:
+    /// await request.closeAndWait()                       // every onRelease hook has run
+    /// ```
+    ///
+    /// Use it where the end of a container must wait for its cleanup — a request's transaction rolled back before the
+    /// response is sent, a connection returned before shutting down. A synchronous caller has ``close()``, which
+    /// starts `async` hooks without waiting for them.
+    public func closeAndWait() async {
+        await ReleasedInstance.runAwaiting(closeSubtree())
     }
 
     /// Whether ``close()`` was called on this container or an ancestor.

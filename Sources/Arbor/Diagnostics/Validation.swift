@@ -62,8 +62,11 @@ public struct ValidationReport: Sendable, CustomStringConvertible {
     public let problems: [Problem]
     /// The registrations that were resolved.
     public let checked: [ServiceKey]
-    /// The registrations that need runtime arguments and had no sample: not resolved.
+    /// The registrations that were not resolved: those that need runtime arguments and had no sample, and those whose
+    /// factory is `async` or runs on the main actor, which a synchronous `validate()` cannot build.
     public let notChecked: [ServiceKey]
+    /// Of `notChecked`, those whose factory is `async` or runs on the main actor.
+    let needsAsync: Set<ServiceKey>
     let edges: [DependencyEdge]
     let scopes: [ServiceKey: ObjectScope]
 
@@ -79,10 +82,17 @@ public struct ValidationReport: Sendable, CustomStringConvertible {
             lines.append("")
             lines.append(problem.description)
         }
-        if !notChecked.isEmpty {
+        let needingSamples = notChecked.filter { !needsAsync.contains($0) }
+        if !needingSamples.isEmpty {
             lines.append("")
             lines.append("Not checked, because they need runtime arguments (pass samples to validate):")
-            for key in notChecked { lines.append("  \(key)") }
+            for key in needingSamples { lines.append("  \(key)") }
+        }
+        let needingAsync = notChecked.filter { needsAsync.contains($0) }
+        if !needingAsync.isEmpty {
+            lines.append("")
+            lines.append("Not checked, because their factories are async or run on the main actor:")
+            for key in needingAsync { lines.append("  \(key)") }
         }
         return lines.joined(separator: "\n")
     }
@@ -181,6 +191,7 @@ extension Container {
         var problems: [ValidationReport.Problem] = []
         var checked: [ServiceKey] = []
         var notChecked: [ServiceKey] = []
+        var needsAsync: Set<ServiceKey> = []
         for (key, entry) in visibleEntries() {
             let check: (Container) throws -> Void
             if key.hasArguments {
@@ -197,7 +208,19 @@ extension Container {
             do {
                 try check(shadow)
             } catch let error as ResolutionError {
+                if case .asyncRequired = error.reason, error.path == [key] {
+                    // Its own factory is `async` or runs on the main actor: a synchronous validation cannot build it.
+                    checked.removeLast()
+                    notChecked.append(key)
+                    needsAsync.insert(key)
+                    continue
+                }
                 problems.append(.init(key: key, kind: .resolutionFailed(error), path: error.path))
+            } catch is AsyncOnly {
+                checked.removeLast()
+                notChecked.append(key)
+                needsAsync.insert(key)
+                continue
             } catch {
                 // Resolves throw only ResolutionError.
                 let wrapped = ResolutionError(.factoryFailed(error), key: key, path: [key])
@@ -215,7 +238,8 @@ extension Container {
         }
         let (edges, scopes) = observer.graph()
         return ValidationReport(
-            problems: problems, checked: checked, notChecked: notChecked, edges: edges, scopes: scopes)
+            problems: problems, checked: checked, notChecked: notChecked, needsAsync: needsAsync, edges: edges,
+            scopes: scopes)
     }
 
     /// The dependency graph of every registration this container can see, as Graphviz DOT: one node per service

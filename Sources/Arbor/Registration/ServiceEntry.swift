@@ -28,6 +28,8 @@ class ServiceEntry: @unchecked Sendable {
     // The one-byte fields sit together: stored properties are laid out in the order they are declared, and each
     // word-sized one after a byte pads to the next word (measured: a registration took 176 heap bytes, 152 now).
     let isForward: Bool
+    /// How the factory runs: synchronously, `async`, or on the main actor (see ``FactoryKind``).
+    let factoryKind: FactoryKind
     /// Set, under the owning container's lock, when a look-up first finds the entry: from then on threads may
     /// hold it in their look-up caches, so replacing it needs a version change and a retirement. The lock
     /// already makes accesses exclusive, so the runtime's exclusivity check is off.
@@ -48,10 +50,17 @@ class ServiceEntry: @unchecked Sendable {
         case held
     }
 
-    init(key: ServiceKey, token: RegistrationToken, configuration: EntryConfiguration, isForward: Bool = false) {
+    init(
+        key: ServiceKey,
+        token: RegistrationToken,
+        configuration: EntryConfiguration,
+        isForward: Bool = false,
+        factoryKind: FactoryKind = .synchronous
+    ) {
         self.key = key
         self.token = token
         self.isForward = isForward
+        self.factoryKind = factoryKind
         firstHook = configuration.hooks.first
         self.configuration = configuration
         (shape, hasHooks, isPlain, heldStorage) = Self.derived(from: configuration, key: key, isForward: isForward)
@@ -167,11 +176,15 @@ struct EntryConfiguration {
 /// The entry of a service whose factory takes no runtime arguments.
 ///
 /// `@usableFromInline`: the inlined `register` calls name `NullaryEntry<Service>.self` where `Service` is concrete.
+///
+/// Not final: ``AsyncNullaryEntry`` adds the factory an `async` resolve calls, and keeps in `factory` one that a
+/// synchronous resolve calls instead, so that a synchronous resolve reinterprets either entry alike.
 @usableFromInline
-final class NullaryEntry<Produced>: ServiceEntry, @unchecked Sendable {
-    let factory: @Sendable (any Resolver) throws -> Produced
+class NullaryEntry<Produced>: ServiceEntry, @unchecked Sendable {
+    final let factory: @Sendable (any Resolver) throws -> Produced
 
-    init(
+    /// Required, so that `register` can make the entry through a metatype it was handed.
+    required init(
         key: ServiceKey,
         token: RegistrationToken,
         configuration: EntryConfiguration,
@@ -179,6 +192,18 @@ final class NullaryEntry<Produced>: ServiceEntry, @unchecked Sendable {
     ) {
         self.factory = factory
         super.init(key: key, token: token, configuration: configuration)
+    }
+
+    /// An entry whose factory runs as `factoryKind` says (``AsyncNullaryEntry``).
+    init(
+        key: ServiceKey,
+        token: RegistrationToken,
+        configuration: EntryConfiguration,
+        factoryKind: FactoryKind,
+        factory: @escaping @Sendable (any Resolver) throws -> Produced
+    ) {
+        self.factory = factory
+        super.init(key: key, token: token, configuration: configuration, factoryKind: factoryKind)
     }
 
     override func with(_ configuration: EntryConfiguration, token: RegistrationToken) -> ServiceEntry {
@@ -208,13 +233,20 @@ final class NullaryEntry<Produced>: ServiceEntry, @unchecked Sendable {
 ///
 /// A key names its service and argument types exactly, so the entry found for a key of `Service` with arguments is
 /// an `ArgumentsEntry<Service>` whose factory reads a tuple of the key's argument types.
-final class ArgumentsEntry<Produced>: ServiceEntry, @unchecked Sendable {
-    let factory: TupleFactory<Produced>
+///
+/// Not final, for ``AsyncArgumentsEntry``, as ``NullaryEntry`` is for ``AsyncNullaryEntry``.
+class ArgumentsEntry<Produced>: ServiceEntry, @unchecked Sendable {
+    final let factory: TupleFactory<Produced>
 
-    init(key: ServiceKey, token: RegistrationToken, configuration: EntryConfiguration, factory: TupleFactory<Produced>)
-    {
+    init(
+        key: ServiceKey,
+        token: RegistrationToken,
+        configuration: EntryConfiguration,
+        factoryKind: FactoryKind = .synchronous,
+        factory: TupleFactory<Produced>
+    ) {
         self.factory = factory
-        super.init(key: key, token: token, configuration: configuration)
+        super.init(key: key, token: token, configuration: configuration, factoryKind: factoryKind)
     }
 
     override func with(_ configuration: EntryConfiguration, token: RegistrationToken) -> ServiceEntry {
@@ -270,6 +302,15 @@ class ForwardingEntry: ServiceEntry, @unchecked Sendable {
     ) throws -> Service {
         preconditionFailure("Every forward is a ForwardEntry.")
     }
+
+    /// `forward`, for an `async` resolution, which awaits the target. `arguments` boxes the runtime arguments.
+    func forwardAsync<Service>(
+        as _: Service.Type,
+        in resolution: Resolution,
+        arguments: AsyncArgumentsBox?
+    ) async throws -> Service {
+        preconditionFailure("Every forward is a ForwardEntry.")
+    }
 }
 
 /// A forward to a registration of `Target`.
@@ -284,6 +325,19 @@ final class ForwardEntry<Target>: ForwardingEntry, @unchecked Sendable {
         arguments: ArgumentsTuple?
     ) throws -> Service {
         let instance = try resolution.resolveTarget(Target.self, key: target, in: owner, arguments: arguments)
+        guard let service = instance as? Service else {
+            throw resolution.typeMismatch(key, instance: instance, expected: Service.self)
+        }
+        return service
+    }
+
+    override func forwardAsync<Service>(
+        as _: Service.Type,
+        in resolution: Resolution,
+        arguments: AsyncArgumentsBox?
+    ) async throws -> Service {
+        let instance = try await resolution.resolveTargetAsync(
+            Target.self, key: target, in: owner, arguments: arguments)
         guard let service = instance as? Service else {
             throw resolution.typeMismatch(key, instance: instance, expected: Service.self)
         }
@@ -306,13 +360,22 @@ struct RegistrationToken: Hashable, Sendable {
 
 /// An `onRelease` hook with its service type erased.
 struct ReleaseHook: Sendable {
-    let run: @Sendable (Any) -> Void
+    /// Runs a synchronous hook; `nil` for an `async` one.
+    let run: (@Sendable (Any) -> Void)?
+    /// Runs an `async` hook; `nil` for a synchronous one.
+    let runAsync: (@Sendable (Any) async -> Void)?
 
     init<Service>(_ hook: @escaping @Sendable (Service) -> Void) {
         run = { instance in
             // The storage hands every hook the instance its own entry's factory returned.
             hook(instance as! Service)
         }
+        runAsync = nil
+    }
+
+    init<Service>(async hook: @escaping @Sendable (Service) async -> Void) {
+        run = nil
+        runAsync = { instance in await hook(instance as! Service) }
     }
 }
 
@@ -332,6 +395,17 @@ struct InitHook: Sendable {
         }
     }
 
+    /// An `async` hook. Called like any other, it copies its instance and hands back the work to await as the error
+    /// ``AsyncHookRequest``: an `async` resolution awaits it, and a synchronous one reports that the service needs
+    /// an `async` resolve. (So a hook is one closure, whichever kind it is: an entry keeps its first hook in a field.)
+    init<Service>(async hook: @escaping @Sendable (any Resolver, Service) async throws -> Void) {
+        run = { resolver, location in
+            // The instance goes to the hook on the resolution's own task.
+            let instance = UncheckedSendable(location.copy(as: Service.self))
+            throw AsyncHookRequest { try await hook(resolver, instance.value) }
+        }
+    }
+
     /// A hook of a class service: the hook borrows the instance instead of copying it (measured: the copy's retain
     /// and release were a twentieth of resolving a pair wired by a hook). The resolution keeps the instance alive
     /// until it finishes, so a reference read from the address stays valid while the hook runs, wherever the
@@ -342,4 +416,9 @@ struct InitHook: Sendable {
             try location.withObject(as: Service.self) { try hook(resolver, $0) }
         }
     }
+}
+
+/// What an `async` `initCompleted` hook hands back when it is called: the work to await (see ``InitHook``).
+struct AsyncHookRequest: Error {
+    let work: @Sendable () async throws -> Void
 }

@@ -18,4 +18,24 @@ struct TupleFactory<Produced>: Sendable {
             return try factory(resolver, repeat each arguments)
         }
     }
+
+    /// A factory that throws `error` whatever its arguments: the stand-in a synchronous resolve calls for an `async`
+    /// factory (see ``FactoryKind``).
+    @usableFromInline
+    init(failing error: AsyncOnly) {
+        make = { _, _ in throw error }
+    }
+
+    /// Wraps a main-actor `factory`: run on the main thread, it calls the factory there; elsewhere it throws.
+    @inlinable
+    init<each Argument>(
+        mainActor factory: @escaping @MainActor @Sendable (any Resolver, repeat each Argument) throws -> Produced
+    ) where Produced: Sendable {
+        make = { resolver, arguments in
+            guard isOnMainActor() else { throw AsyncOnly(cause: .mainActorFactory) }
+            // The arguments go from the resolve's caller to the factory, as in any call.
+            let arguments = UncheckedSendable(arguments.load(as: (repeat each Argument).self))
+            return try MainActor.assumeIsolated { try factory(resolver, repeat each arguments.value) }
+        }
+    }
 }

@@ -53,6 +53,8 @@ final class CreationCoordinator: @unchecked Sendable {
         case circular(detail: String?)
         /// A member of the caller's creation group failed: the caller's resolution fails with the same error.
         case failed(any Error)
+        /// The caller's task was cancelled while it waited (`acquireAsync` only).
+        case cancelled
     }
 
     /// How a member's part in its group ended.
@@ -65,24 +67,27 @@ final class CreationCoordinator: @unchecked Sendable {
         case wouldDeadlock
     }
 
-    private enum Target {
+    enum Target {
         /// The instance of a storage: what it waits for depends on who builds it, which a merge may change.
         case storage(InstanceStorage, waiterGroup: CreationGroup?)
         /// The rest of the waiter's own group finishing.
         case completion(CreationGroup)
     }
 
-    private struct Wait {
+    struct Wait {
         let member: Member
         let target: Target
     }
 
-    private let lock = Lock()
+    let lock = Lock()
     /// What each waiting thread's innermost resolution waits for.
-    private var waits: [ThreadID: Wait] = [:]
+    var waits: [ThreadID: Wait] = [:]
     /// The groups made for resolutions whose solo builds another resolution promoted, until each of those
     /// resolutions joins its group (see `join`).
     private var promotedGroups: [Member: CreationGroup] = [:]
+    /// The `async` resolutions waiting, suspended: every change a waiting thread is woken for resumes them too, and
+    /// each looks again at what it waits for (CreationCoordinator+Async.swift).
+    var suspended: [UnsafeContinuation<Void, Never>] = []
 
     /// Detail of a `.circular` that goes through a resolution nested on one thread.
     static let nestedDetail = """
@@ -124,35 +129,62 @@ final class CreationCoordinator: @unchecked Sendable {
     func acquire(
         _ storage: InstanceStorage, for member: Member, group: inout CreationGroup?, solo: inout SoloClaims
     ) -> Acquisition {
-        if group == nil {
-            switch storage.claimSolo(by: member) {
-            case .claimed(let stale):
-                withExtendedLifetime(stale) {}
-                solo.append(storage)
-                return .claimed
-            case .shared(let instance):
-                return .shared(instance)
-            case .circular:
-                return .circular(detail: nil)
-            case .retired:
-                return .retired
-            case .unavailable:
-                break
-            }
-        }
+        if group == nil, let acquisition = acquireSolo(storage, for: member, solo: &solo) { return acquisition }
         var stale: StoredValue?
         defer { withExtendedLifetime(stale) {} }
         lock.lock()
         defer { lock.unlock() }
         join(member, group: &group, solo: &solo)
         while true {
+            switch acquireStep(storage, for: member, group: &group, stale: &stale) {
+            case .done(let acquisition):
+                return acquisition
+            case .wait(let target):
+                waits[member.thread] = Wait(member: member, target: target)
+                lock.wait()
+                waits[member.thread] = nil
+            }
+        }
+    }
+
+    /// The first look of a member without a group: a solo claim, or an answer that needs no coordinator; `nil` when
+    /// the coordinator must decide.
+    func acquireSolo(_ storage: InstanceStorage, for member: Member, solo: inout SoloClaims) -> Acquisition? {
+        switch storage.claimSolo(by: member) {
+        case .claimed(let stale):
+            withExtendedLifetime(stale) {}
+            solo.append(storage)
+            return .claimed
+        case .shared(let instance):
+            return .shared(instance)
+        case .circular:
+            return .circular(detail: nil)
+        case .retired:
+            return .retired
+        case .unavailable:
+            return nil
+        }
+    }
+
+    /// What a step of waiting for something comes to: an answer, or something to wait for before the next step.
+    enum Step<Answer> {
+        case done(Answer)
+        case wait(Target)
+    }
+
+    /// One look at `storage` for `acquire`: claim it, share it, or say what to wait for. Call with the lock held,
+    /// after `join`; again after each wait.
+    func acquireStep(
+        _ storage: InstanceStorage, for member: Member, group: inout CreationGroup?, stale: inout StoredValue?
+    ) -> Step<Acquisition> {
+        while true {
             let own = group.map(Self.root)
-            if let failure = own?.failure { return .failed(failure) }
+            if let failure = own?.failure { return .done(.failed(failure)) }
             switch storage.snapshot() {
             case .holding(let instance):
-                return .held(instance)
+                return .done(.held(instance))
             case .retired:
-                return .retired
+                return .done(.retired)
             case .soloBuilding:
                 promote(storage)
                 continue
@@ -165,33 +197,30 @@ final class CreationCoordinator: @unchecked Sendable {
                 storage.builder = Builder(group: claiming, member: member)
                 storage.isBuilt = false
                 claiming.claims.append(storage)
-                return .claimed
+                return .done(.claimed)
             case .building(let instance, let isRetired):
                 guard let builder = storage.builder else { preconditionFailure("A storage is built by a member.") }
                 if Self.root(builder.group) === own {
-                    if let instance { return .shared(instance) }
+                    if let instance { return .done(.shared(instance)) }
                     // Its factory has not returned: the caller's own is a factory cycle; another member's may
                     // return.
-                    if builder.member == member { return .circular(detail: nil) }
+                    if builder.member == member { return .done(.circular(detail: nil)) }
                 } else if isRetired {
-                    return .retired
+                    return .done(.retired)
                 }
             }
             let target = Target.storage(storage, waiterGroup: own)
             switch findCycle(from: member, waitingFor: target, own: own) {
             case .none:
-                break
+                return .wait(target)
             case .throughNesting:
-                return .circular(detail: Self.nestedDetail)
+                return .done(.circular(detail: Self.nestedDetail))
             case .withinGroup:
-                return .circular(detail: nil)
+                return .done(.circular(detail: nil))
             case .merge(let groups):
                 merge(groups)
                 continue
             }
-            waits[member.thread] = Wait(member: member, target: target)
-            lock.wait()
-            waits[member.thread] = nil
         }
     }
 
@@ -214,7 +243,7 @@ final class CreationCoordinator: @unchecked Sendable {
         }
         let replaced = lock.withLock {
             storage.isBuilt = true
-            if !waits.isEmpty { lock.broadcast() }
+            if !waits.isEmpty { wakeWaiters() }
             return storage.built(instance, sequence: Self.nextBuildSequence())
         }
         withExtendedLifetime(replaced) {}
@@ -238,7 +267,7 @@ final class CreationCoordinator: @unchecked Sendable {
             }
             storage.builder = nil
             storage.isBuilt = false
-            lock.broadcast()
+            wakeWaiters()
             return storage.abandon()
         }
         withExtendedLifetime(dropped) {}
@@ -259,47 +288,76 @@ final class CreationCoordinator: @unchecked Sendable {
         if group == nil, failure == nil, !solo.wasPromoted {
             guard publishSolo(member, solo: &solo) else { return .published }
         }
-        var published: [InstanceStorage.Publication] = []
-        var abandoned: [StoredValue] = []
-        var outcome = Outcome.published
         lock.lock()
         join(member, group: &group, solo: &solo)
         guard let group else {
             lock.unlock()
             return .published
         }
-        var root = Self.root(group)
-        root.members.removeAll { $0 == member }
-        if let failure, root.failure == nil { root.failure = failure }
-        if root.members.isEmpty {
-            (published, abandoned) = complete(root)
-        } else if failure == nil {
-            while !Self.root(group).isComplete {
-                root = Self.root(group)
-                let target = Target.completion(root)
-                switch findCycle(from: member, waitingFor: target, own: root) {
-                case .none, .withinGroup, .merge:
-                    // Nothing waits for a finished member but through its group: any cycle here goes through
-                    // another member, which finds it when it waits.
-                    break
-                case .throughNesting:
-                    if root.failure == nil {
-                        root.failure = CoordinatorDeadlock()
-                    }
-                    outcome = .wouldDeadlock
-                }
-                if case .wouldDeadlock = outcome { break }
+        var ending = leave(member, group: group, failure: failure)
+        while ending.outcome == nil {
+            switch finishStep(member, group: group) {
+            case .done(let outcome):
+                ending.outcome = outcome
+            case .wait(let target):
                 waits[member.thread] = Wait(member: member, target: target)
                 lock.wait()
                 waits[member.thread] = nil
             }
         }
+        return finishLocked(ending, group: group, failure: failure)
+    }
+
+    /// What a member's leaving its group comes to: what the group's completion handed back to release, and the
+    /// outcome, `nil` while the member still waits for the rest of its group.
+    struct Ending {
+        var published: [InstanceStorage.Publication] = []
+        var abandoned: [StoredValue] = []
+        var outcome: Outcome?
+    }
+
+    /// Takes `member` out of `group`: the last member completes the group; with `failure`, the group fails. Call with
+    /// the lock held, after `join`.
+    func leave(_ member: Member, group: CreationGroup, failure: (any Error)?) -> Ending {
+        var ending = Ending()
+        let root = Self.root(group)
+        root.members.removeAll { $0 == member }
+        if let failure, root.failure == nil { root.failure = failure }
+        if root.members.isEmpty {
+            (ending.published, ending.abandoned) = complete(root)
+            ending.outcome = .published
+        } else if failure != nil {
+            ending.outcome = .published
+        }
+        return ending
+    }
+
+    /// One look at whether `member`'s group has completed: done, or what to wait for. Call with the lock held.
+    func finishStep(_ member: Member, group: CreationGroup) -> Step<Outcome> {
+        let root = Self.root(group)
+        guard !root.isComplete else { return .done(.published) }
+        let target = Target.completion(root)
+        switch findCycle(from: member, waitingFor: target, own: root) {
+        case .none, .withinGroup, .merge:
+            // Nothing waits for a finished member but through its group: any cycle here goes through another
+            // member, which finds it when it waits.
+            return .wait(target)
+        case .throughNesting:
+            if root.failure == nil { root.failure = CoordinatorDeadlock() }
+            return .done(.wouldDeadlock)
+        }
+    }
+
+    /// The end of `finish`: the outcome the member reports, given its group's failure. Call with the lock held; it
+    /// releases it, then runs the release hooks of instances published into a closed container.
+    func finishLocked(_ ending: Ending, group: CreationGroup, failure: (any Error)?) -> Outcome {
+        var outcome = ending.outcome ?? .published
         if case .published = outcome, failure == nil, let groupFailure = Self.root(group).failure {
             outcome = .failed(groupFailure)
         }
         lock.unlock()
-        ReleasedInstance.run(published.compactMap(\.released))
-        withExtendedLifetime((published, abandoned)) {}
+        ReleasedInstance.run(ending.published.compactMap(\.released))
+        withExtendedLifetime((ending.published, ending.abandoned)) {}
         return outcome
     }
 
@@ -311,7 +369,7 @@ final class CreationCoordinator: @unchecked Sendable {
         group.isComplete = true
         defer {
             group.claims = []
-            lock.broadcast()
+            wakeWaiters()
         }
         for storage in group.claims {
             storage.builder = nil
@@ -337,7 +395,7 @@ final class CreationCoordinator: @unchecked Sendable {
             group.members = []
             group.claims = []
         }
-        lock.broadcast()
+        wakeWaiters()
     }
 
     private static func root(_ group: CreationGroup) -> CreationGroup {
@@ -364,7 +422,7 @@ final class CreationCoordinator: @unchecked Sendable {
 
     /// Publishes `member`'s solo builds, oldest first. `true` if one of them had been promoted: the rest, from that
     /// one on, are still `solo`'s, and the member joins the coordinator to finish.
-    private func publishSolo(_ member: Member, solo: inout SoloClaims) -> Bool {
+    func publishSolo(_ member: Member, solo: inout SoloClaims) -> Bool {
         var released: [ReleasedInstance] = []
         var dropped: [StoredValue] = []
         defer {
@@ -405,7 +463,7 @@ final class CreationCoordinator: @unchecked Sendable {
 
     /// Makes `member`'s solo claims its group's: the group made when one of them was promoted, or a new one. Call
     /// with the lock held, before the member does anything else with the coordinator.
-    private func join(_ member: Member, group: inout CreationGroup?, solo: inout SoloClaims) {
+    func join(_ member: Member, group: inout CreationGroup?, solo: inout SoloClaims) {
         guard group == nil else {
             internalInvariant(solo.storages.isEmpty, "a resolution with a group claims nothing solo")
             return

@@ -379,13 +379,54 @@ struct ReleasedInstance {
     let sequence: UInt64
 
     /// Runs the hooks of `instances`, newest instance first. Call with no lock held: hooks are user code.
+    ///
+    /// Synchronous hooks run here; `async` ones cannot, so they run after them, in a task of their own, in the same
+    /// order, one at a time. `runAwaiting(_:)` awaits every hook in order instead (``Container/closeAndWait()``).
     static func run(_ instances: [ReleasedInstance]) {
         // Instances without hooks need nothing but releasing, which the caller's array does.
         guard instances.contains(where: { !$0.hooks.isEmpty }) else { return }
-        let newestFirst = instances.count == 1 ? instances : instances.sorted(by: { $0.sequence > $1.sequence })
-        for released in newestFirst where !released.hooks.isEmpty {
+        var deferred: [DeferredHook] = []
+        for released in newestFirst(instances) {
             let instance = released.value.asAny
-            for hook in released.hooks { hook.run(instance) }
+            for hook in released.hooks {
+                if let run = hook.run {
+                    run(instance)
+                } else if let runAsync = hook.runAsync {
+                    deferred.append(DeferredHook(run: runAsync, instance: UncheckedSendable(instance)))
+                }
+            }
         }
+        guard !deferred.isEmpty else { return }
+        Task {
+            for hook in deferred { await hook.run(hook.instance.value) }
+        }
+    }
+
+    /// Runs the hooks of `instances`, newest instance first, awaiting each `async` one before the next hook.
+    static func runAwaiting(_ instances: [ReleasedInstance]) async {
+        guard instances.contains(where: { !$0.hooks.isEmpty }) else { return }
+        for released in newestFirst(instances) {
+            let instance = UncheckedSendable(released.value.asAny)
+            for hook in released.hooks {
+                if let run = hook.run {
+                    run(instance.value)
+                } else if let runAsync = hook.runAsync {
+                    await runAsync(instance.value)
+                }
+            }
+        }
+    }
+
+    /// The instances that have hooks, newest first.
+    private static func newestFirst(_ instances: [ReleasedInstance]) -> [ReleasedInstance] {
+        let withHooks = instances.count == 1 ? instances : instances.filter { !$0.hooks.isEmpty }
+        return withHooks.count == 1 ? withHooks : withHooks.sorted(by: { $0.sequence > $1.sequence })
+    }
+
+    /// An `async` hook a synchronous caller could not await, with its instance.
+    private struct DeferredHook: Sendable {
+        let run: @Sendable (Any) async -> Void
+        /// The instance goes to the hook, in the task that runs it; nothing else uses it any more.
+        let instance: UncheckedSendable<Any>
     }
 }

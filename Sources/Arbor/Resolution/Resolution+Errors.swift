@@ -23,6 +23,14 @@ extension Resolution {
     @inline(never)
     func failure(_ error: any Error, key: ServiceKey, path: [ServiceKey], detail: String) -> any Error {
         if error is ResolutionError { return error }
+        // A stand-in for what only an `async` resolve can do (see `FactoryKind`).
+        if let asyncOnly = error as? AsyncOnly {
+            return ResolutionError(.asyncRequired, key: key, path: path, detail: asyncOnly.explanation)
+        }
+        if error is AsyncHookRequest {
+            return ResolutionError(
+                .asyncRequired, key: key, path: path, detail: AsyncOnly(cause: .asyncHook).explanation)
+        }
         return ResolutionError(.factoryFailed(error), key: key, path: path, detail: detail)
     }
 

@@ -27,6 +27,9 @@ final class Resolution: Resolver, @unchecked Sendable {
     /// A number no other resolution object had: with `State.serial`, names one top-level resolve
     /// (``ResolutionIdentity``).
     let uniqueID: Int
+    /// An `async` resolution's own announcement of the tree it reads (``Reclamation``), held from its beginning to its
+    /// end, across suspensions: no thread announces for it. `nil` for a synchronous one, which uses its thread's.
+    let reader: Reclamation.Reader?
     /// Where a resolve made from another thread, or after the resolution finished, starts: the origin, kept as the
     /// user code kept this resolution (see ``detach(keptWeakly:)``). Behind a lock: another thread may read it while
     /// the resolution's own thread detaches it.
@@ -87,6 +90,15 @@ final class Resolution: Resolver, @unchecked Sendable {
         var diagnostics: Diagnostics?
         /// While a hook runs: how its instance is kept.
         var hookStorage = ObjectScope.Storage.none
+        /// The thread as the ``CreationCoordinator`` knows it: the resolution's own, or — for a resolution that
+        /// begins inside the synchronous code of an `async` resolution — that one's (``ThreadContext/hostedAsync``).
+        var coordinationThread: ThreadID
+        /// Owned by a task, not a thread: an `async` resolution (Resolution+Async.swift).
+        var isAsync = false
+        /// For an `async` resolution: the thread whose cache, context and stack limit the fields above hold now.
+        var boundThread: ThreadID
+        /// For an `async` resolution, while it runs: the task that runs it, the only one it joins.
+        var ownerTask: UnsafeCurrentTask?
     }
 
     enum Phase {
@@ -115,9 +127,29 @@ final class Resolution: Resolver, @unchecked Sendable {
                 origin: Unretained(origin, retainedInChecks: false), stackLimit: context.stackLimit,
                 threadContext: Unretained(context, retainedInChecks: false),
                 cache: Unretained(context.cache, retainedInChecks: false),
-                context: Unretained(origin, retainedInChecks: false)))
+                context: Unretained(origin, retainedInChecks: false), coordinationThread: .current,
+                boundThread: .current))
         thread = .current
         uniqueID = UniqueNumber.next()
+        reader = nil
+    }
+
+    /// An `async` resolution: owned by the task that runs it, not by a thread (Resolution+Async.swift). Its thread is
+    /// an identity no thread has, and it announces its reads of the registries itself, for as long as it runs.
+    init(asyncOrigin origin: Container) {
+        let context = ThreadContext.current
+        let number = UniqueNumber.next()
+        let unbound = ThreadID.unbound(number)
+        state = UncheckedCell(
+            State(
+                origin: Unretained(origin, retainedInChecks: false), stackLimit: context.stackLimit,
+                threadContext: Unretained(context, retainedInChecks: false),
+                cache: Unretained(context.cache, retainedInChecks: false),
+                context: Unretained(origin, retainedInChecks: false), coordinationThread: unbound,
+                isAsync: true, boundThread: .current))
+        thread = unbound
+        uniqueID = number
+        reader = Reclamation.Reader()
     }
 
     deinit {
@@ -209,6 +241,7 @@ final class Resolution: Resolver, @unchecked Sendable {
         state.value.threadContext.withObject { context in
             state.value.previousActive = context.active
             context.active = Unretained(self, retainedInChecks: false)
+            state.value.coordinationThread = context.hostedAsync ?? thread
         }
     }
 
@@ -251,7 +284,7 @@ final class Resolution: Resolver, @unchecked Sendable {
 
     /// How the coordinator knows this resolution.
     var member: CreationCoordinator.Member {
-        CreationCoordinator.Member(id: ObjectIdentifier(self), thread: thread)
+        CreationCoordinator.Member(id: ObjectIdentifier(self), thread: state.value.coordinationThread)
     }
 
     /// The error to throw when another member of the creation group failed: its own `ResolutionError`, which says
@@ -278,7 +311,8 @@ final class Resolution: Resolver, @unchecked Sendable {
     /// Whether a resolve through this resolver joins the resolution. `false` on another thread or after the
     /// resolution finished: then it starts a new one.
     func isUsable() throws -> Bool {
-        guard thread == .current else { return false }
+        // An `async` resolution's thread is no thread's: it joins from its own task (Resolution+Async.swift).
+        guard thread == .current else { return isUsableByCurrentTask() }
         switch state.value.phase {
         case .active: return true
         case .finishing, .finished, .detached: return false

@@ -50,6 +50,10 @@ public struct ResolutionError: Error, CustomStringConvertible {
         /// The container the resolution started in, or an ancestor of it, was closed (``Container/close()``), or
         /// no longer exists.
         case containerClosed
+        /// The service can only be built by an `async` resolve, and this one is synchronous: its factory, or one of its
+        /// `initCompleted` hooks, is `async`, or its factory runs on the main actor and the resolve does not. Resolve
+        /// it with `try await`; the description says which.
+        case asyncRequired
     }
     #else
     public enum Reason: Sendable, CustomStringConvertible {
@@ -67,6 +71,10 @@ public struct ResolutionError: Error, CustomStringConvertible {
         /// The container the resolution started in, or an ancestor of it, was closed (``Container/close()``), or
         /// no longer exists.
         case containerClosed
+        /// The service can only be built by an `async` resolve, and this one is synchronous: its factory, or one of its
+        /// `initCompleted` hooks, is `async`, or its factory runs on the main actor and the resolve does not. Resolve
+        /// it with `try await`; the description says which.
+        case asyncRequired
     }
     #endif
 
@@ -137,12 +145,15 @@ public struct ResolutionError: Error, CustomStringConvertible {
         case .typeMismatch:
             lines.append("Arbor could not resolve \(key): the instance is not of that type.")
             lines.append("  path: \(Self.describe(path))")
+        case .asyncRequired:
+            lines.append("Arbor could not resolve \(key) synchronously: \(detail ?? "it needs an async resolve.")")
+            lines.append("  path: \(Self.describe(path))")
         case .containerClosed:
             lines.append("Arbor could not resolve \(key): the container was closed.")
             lines.append("  A closed container (or one whose ancestor was closed) resolves nothing.")
             lines.append("  Resolve from a container that is still open, e.g. a new child of the closed one's parent.")
         }
-        if let detail, !isFactoryFailure {
+        if let detail, !isFactoryFailure, !isAsyncRequired {
             lines.append("  \(detail)")
         }
         return lines.joined(separator: "\n")
@@ -150,6 +161,11 @@ public struct ResolutionError: Error, CustomStringConvertible {
 
     private var isFactoryFailure: Bool {
         if case .factoryFailed = reason { return true }
+        return false
+    }
+
+    private var isAsyncRequired: Bool {
+        if case .asyncRequired = reason { return true }
         return false
     }
 
@@ -191,6 +207,7 @@ extension ResolutionError.Reason {
         case .factoryFailed(let error): "factoryFailed(\(error))"
         case .typeMismatch: "typeMismatch"
         case .containerClosed: "containerClosed"
+        case .asyncRequired: "asyncRequired"
         }
     }
 

@@ -10,6 +10,13 @@ final class ThreadContext {
     /// The innermost top-level resolution running on the thread: the one a `Lazy` or `Provider` made in it joins.
     /// Unretained, in every build: a resolution sets it when it begins and restores it when it finishes.
     @exclusivity(unchecked) var active: Unretained<Resolution>?
+    /// The `async` resolution whose synchronous code (a factory or hook it calls) runs on the thread now, if any: a
+    /// resolution that begins meanwhile (a factory that calls a container's `resolve`) is suspended under it as if on
+    /// one thread, for the ``CreationCoordinator``'s cycle checks. Set and restored around those calls.
+    @exclusivity(unchecked) var hostedAsync: ThreadID?
+    /// An idle `async` resolution, for the next top-level `async` resolve that starts on this thread
+    /// (``AsyncResolutionPool``).
+    @exclusivity(unchecked) var idleAsync: Resolution?
     /// The lowest stack address a resolution may nest at on this thread: the bottom of the thread's stack plus
     /// ``stackMargin``; 0 where the system does not tell (see ``Resolution/enter(_:key:depth:)``).
     let stackLimit: UInt = {

@@ -48,6 +48,92 @@ public protocol Resolver: AnyObject, Sendable {
         name: String?,
         arguments: repeat each Argument
     ) throws -> Service
+
+    /// Resolves the service registered for `serviceType` and `name`, in `async` code: also a service whose factory is
+    /// `async` or runs on the main actor.
+    ///
+    /// ```swift
+    /// let database = try await container.resolve(Database.self, name: "primary")
+    /// ```
+    ///
+    /// A type of your own that conforms to `Resolver` gets an implementation that calls the synchronous `resolve`.
+    func resolve<Service>(_ serviceType: Service.Type, name: String?) async throws -> Service
+
+    /// Resolves the service registered for `serviceType` and `name` whose factory takes arguments of these types, in
+    /// `async` code.
+    func resolve<Service, each Argument>(
+        _ serviceType: Service.Type,
+        name: String?,
+        arguments: repeat each Argument
+    ) async throws -> Service
+}
+
+extension Resolver {
+    /// Calls the synchronous `resolve`: what a resolver of your own does in `async` code, unless it implements it.
+    public func resolve<Service>(_ serviceType: Service.Type, name: String?) async throws -> Service {
+        try resolveSynchronously(serviceType, name: name)
+    }
+
+    /// Calls the synchronous `resolve`: what a resolver of your own does in `async` code, unless it implements it.
+    public func resolve<Service, each Argument>(
+        _ serviceType: Service.Type,
+        name: String?,
+        arguments: repeat each Argument
+    ) async throws -> Service {
+        try resolveSynchronously(serviceType, name: name, arguments: repeat each arguments)
+    }
+
+    /// The synchronous requirement, named apart: in `async` code, `resolve` means the `async` one.
+    private func resolveSynchronously<Service>(_ serviceType: Service.Type, name: String?) throws -> Service {
+        try resolve(serviceType, name: name)
+    }
+
+    private func resolveSynchronously<Service, each Argument>(
+        _ serviceType: Service.Type,
+        name: String?,
+        arguments: repeat each Argument
+    ) throws -> Service {
+        try resolve(serviceType, name: name, arguments: repeat each arguments)
+    }
+
+    /// Resolves the unnamed service of a type, which can be inferred, in `async` code.
+    ///
+    /// ```swift
+    /// let database = try await container.resolve(Database.self)
+    /// let client: APIClient = try await r.resolve()   // in an async factory
+    /// ```
+    public func resolve<Service>(_ serviceType: Service.Type = Service.self) async throws -> Service {
+        try await resolve(serviceType, name: nil)
+    }
+
+    /// Resolves the service registered under `name`, of a type that can be inferred, in `async` code.
+    public func resolve<Service>(name: String) async throws -> Service {
+        try await resolve(Service.self, name: name)
+    }
+
+    /// Resolves the unnamed service whose factory takes runtime arguments of these types, in `async` code.
+    ///
+    /// ```swift
+    /// let session = try await container.resolve(Session.self, arguments: user)
+    /// ```
+    public func resolve<Service, FirstArgument, each Argument>(
+        _ serviceType: Service.Type = Service.self,
+        arguments firstArgument: FirstArgument,
+        _ argument: repeat each Argument
+    ) async throws -> Service {
+        try await AsyncArgumentsCall(serviceType, name: nil, firstArgument, repeat each argument).resolve(from: self)
+    }
+
+    /// Resolves the service registered under `name` whose factory takes runtime arguments of these types, in `async`
+    /// code.
+    public func resolve<Service, FirstArgument, each Argument>(
+        _ serviceType: Service.Type = Service.self,
+        name: String,
+        arguments firstArgument: FirstArgument,
+        _ argument: repeat each Argument
+    ) async throws -> Service {
+        try await AsyncArgumentsCall(serviceType, name: name, firstArgument, repeat each argument).resolve(from: self)
+    }
 }
 
 extension Resolver {
@@ -152,4 +238,41 @@ func resolveQuickly<Service>(
         return try unsafeDowncast(resolver, to: Resolution.self).resolveQuickly(key, arguments: arguments, into: result)
     }
     return false
+}
+
+/// An `async` resolve with runtime arguments given as a first argument and a pack of the rest: the arguments boxed
+/// as one tuple, and the synchronous call, both made here, in synchronous code. (In `async` code, handing a value and
+/// a pack on together as one pack crashed this compiler: it freed the pack's memory out of order.)
+@usableFromInline
+struct AsyncArgumentsCall<Service>: @unchecked Sendable {
+    let key: ServiceKey
+    let box: AsyncArgumentsBox
+    /// The same resolve, synchronous, for what has no registration (a `Lazy` or `Provider` with arguments) and for
+    /// resolvers of your own.
+    let synchronous: (any Resolver) throws -> Service
+
+    @usableFromInline
+    init<FirstArgument, each Argument>(
+        _ serviceType: Service.Type,
+        name: String?,
+        _ firstArgument: FirstArgument,
+        _ argument: repeat each Argument
+    ) {
+        key = ServiceKey(
+            serviceType: serviceType, name: name, argumentsType: (FirstArgument, repeat each Argument).self)
+        box = TupleBox((firstArgument, repeat each argument))
+        synchronous = { resolver in
+            try resolver.resolve(serviceType, name: name, arguments: firstArgument, repeat each argument)
+        }
+    }
+
+    func resolve(from resolver: any Resolver) async throws -> Service {
+        if let container = resolver as? Container {
+            return try await Resolution.resolveAsync(key, box: box, in: container, synchronous: synchronous)
+        }
+        if let resolution = resolver as? Resolution {
+            return try await resolution.resolveJoiningAsync(key, box: box, synchronous: synchronous)
+        }
+        return try synchronous(resolver)
+    }
 }

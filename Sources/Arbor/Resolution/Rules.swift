@@ -54,21 +54,35 @@ extension Resolution {
             afterBuild(entry, key: key, instance: instance, depth: depth, graphPosition: position)
             return instance
         case .strong, .weak:
-            // One per registration, kept by the container that holds it, and built from that container.
             do throws(NotHeld) { return try found.loadHeld(as: Service.self) } catch {}
-            guard let held = entry.withObject({ $0.storage }) else {
-                preconditionFailure("A registration that keeps its instances has a storage.")
-            }
-            storage = held
-            owner = found.ownerReference
+            (storage, owner) = keeper(of: found, kind: kind)
         case .perContainer:
-            // One per registration and origin, kept by the origin, and built from it.
-            owner = state.value.origin
-            storage = owner.withObject { $0.perContainerStorage(for: entry.object) }
+            (storage, owner) = keeper(of: found, kind: kind)
             do throws(NotHeld) { return try storage.loadHeld(as: Service.self) } catch {}
         }
         // One call site: `acquire` is inlined, and a second copy made every level of a resolve take more stack.
         return try acquire(found, storage: storage, in: owner, key: key, kind: kind, depth: depth, arguments: arguments)
+    }
+
+    /// Where the instance of `found`, whose scope keeps its instances (`kind`: strong, weak or per-container), lives,
+    /// and the container that builds it and keeps it: the table above, for those rows. Both engines ask here
+    /// (Rules+Async.swift is the `async` one).
+    @inline(__always)
+    func keeper(
+        of found: Found, kind: ObjectScope.Storage
+    ) -> (storage: InstanceStorage, owner: Unretained<Container>) {
+        switch kind {
+        case .perContainer:
+            // One per registration and origin, kept by the origin, and built from it.
+            let origin = state.value.origin
+            return (origin.withObject { $0.perContainerStorage(for: found.entry.object) }, origin)
+        case .strong, .weak, .none, .graph:
+            // One per registration, kept by the container that holds it, and built from that container.
+            guard let held = found.entry.withObject({ $0.storage }) else {
+                preconditionFailure("A registration that keeps its instances has a storage.")
+            }
+            return (held, found.ownerReference)
+        }
     }
 
     /// A permanent, weak or per-container instance `storage` does not hold: waits for the resolution that builds
@@ -96,6 +110,8 @@ extension Resolution {
             throw error(.circularDependency, key: key, detail: detail)
         case .failed(let failure):
             throw groupFailure(failure, key: key)
+        case .cancelled:
+            throw CancellationError()  // Only an `async` resolve's wait is cancelled.
         case .claimed:
             let slot = GraphSlot(registration: found.identity, context: owner)
             let saved = state.value.context
@@ -151,7 +167,7 @@ extension Resolution {
     /// Records a new instance for the leak trackers, and queues its hooks. `graphPosition` is where the graph keeps
     /// the instance, if it does, and `storage` the storage that keeps it, if one does. The instance's own frame has
     /// left `building`: its key ends the path.
-    private func afterBuild<Service>(
+    func afterBuild<Service>(
         _ entry: Unretained<ServiceEntry>,
         key: ServiceKey,
         instance: Service,
@@ -173,7 +189,7 @@ extension Resolution {
     /// Tells `observer` that `key` is being resolved here: the edge from the service being built (or whose hook
     /// runs), and a captive — a weak-scoped or short-lived service resolved while a strongly kept instance is built
     /// or wired, or a per-container one while a permanent or weak one is.
-    private func observe(_ key: ServiceKey, entry: ServiceEntry, by observer: ValidationObserver) {
+    func observe(_ key: ServiceKey, entry: ServiceEntry, by observer: ValidationObserver) {
         let scope = entry.scope
         let building = state.value.building.elements
         let hookPath = keys(of: state.value.hookPath)

@@ -1,0 +1,121 @@
+import Arbor
+import ArborTestSupport
+import Foundation
+import Testing
+
+// A factory isolated to the main actor — `{ @MainActor r in … }` — is built on the main actor: synchronously when the
+// resolve runs there, by going there when the resolve is `async`; a synchronous resolve anywhere else throws instead
+// of crashing or racing. A factory isolated to another global actor is an `async` one.
+
+private final class IClient: Sendable {}
+
+/// A value only the main dispatch queue, where the main actor runs, carries.
+private let mainQueueKey: DispatchSpecificKey<UInt8> = {
+    let key = DispatchSpecificKey<UInt8>()
+    DispatchQueue.main.setSpecific(key: key, value: 1)
+    return key
+}()
+
+@MainActor
+private final class IFeedViewModel {
+    let client: IClient
+    let builtOnMainActor: Bool
+    var refreshes = 0
+
+    init(client: IClient) {
+        // The runtime's own check: it stops the test process if the factory ran anywhere else.
+        MainActor.assertIsolated("a main-actor factory ran off the main actor")
+        self.client = client
+        builtOnMainActor = Thread.isMainThread || DispatchQueue.getSpecific(key: mainQueueKey) != nil
+    }
+}
+
+@globalActor
+private actor IDatabaseActor {
+    static let shared = IDatabaseActor()
+}
+
+@IDatabaseActor
+private final class IStore {
+    let rows: [String]
+    init(rows: [String]) { self.rows = rows }
+}
+
+private func makeContainer() -> Container {
+    let container = Container()
+    container.register(IClient.self) { _ in IClient() }.inObjectScope(.permanent)
+    container.register(IFeedViewModel.self) { @MainActor r in IFeedViewModel(client: try r.resolve()) }
+    return container
+}
+
+@Suite struct ActorIsolationTests {
+    @MainActor
+    @Test func aMainActorFactoryResolvedSynchronouslyOnTheMainActorIsBuiltThere() throws {
+        let container = makeContainer()
+        let model = try container.resolve(IFeedViewModel.self)
+        #expect(model.builtOnMainActor)
+        model.refreshes += 1  // A main-actor model, used on the main actor.
+        #expect(model.client === (try container.resolve(IClient.self)))
+    }
+
+    @Test func anAsyncResolveFromAnywhereGoesToTheMainActorToBuildIt() async throws {
+        let container = makeContainer()
+        let model = try await Task.detached { try await container.resolve(IFeedViewModel.self) }.value
+        let builtThere = await MainActor.run { model.builtOnMainActor }
+        #expect(builtThere)
+    }
+
+    @Test func aSynchronousResolveOffTheMainActorThrowsNamingIt() async throws {
+        let container = makeContainer()
+        let error = await withCheckedContinuation { (continuation: CheckedContinuation<ResolutionError?, Never>) in
+            Thread {
+                do {
+                    _ = try container.resolve(IFeedViewModel.self)
+                    continuation.resume(returning: nil)
+                } catch {
+                    continuation.resume(returning: error as? ResolutionError)
+                }
+            }
+            .start()
+        }
+        let resolutionError = try #require(error)
+        #expect(resolutionError.kind == .asyncRequired)
+        #expect(resolutionError.description.contains("main actor"))
+        #expect(resolutionError.description.contains("@MainActor"))
+    }
+
+    @Test func aMainActorFactoryInAnAsyncGraphIsBuiltOnTheMainActor() async throws {
+        final class Screen: @unchecked Sendable {
+            let model: IFeedViewModel
+            init(model: IFeedViewModel) { self.model = model }
+        }
+        let container = makeContainer()
+        container.register(Screen.self) { r async throws in Screen(model: try await r.resolve()) }
+        let screen = try await container.resolve(Screen.self)
+        let builtThere = await MainActor.run { screen.model.builtOnMainActor }
+        #expect(builtThere)
+    }
+
+    @Test func aFactoryIsolatedToAnotherGlobalActorIsAnAsyncOne() async throws {
+        let container = Container()
+        container.register(IStore.self) { @IDatabaseActor _ async in IStore(rows: ["a"]) }
+        let store = try await container.resolve(IStore.self)
+        let rows = await store.rows
+        #expect(rows == ["a"])
+        let error = try #require(resolutionError { try synchronously { try container.resolve(IStore.self) } })
+        #expect(error.kind == .asyncRequired)
+    }
+
+    @Test func mainActorFactoriesTakeRuntimeArguments() async throws {
+        let container = Container()
+        container.register(IClient.self) { _ in IClient() }
+        container.register(IFeedViewModel.self, name: "titled") { @MainActor (r, title: String) in
+            let model = IFeedViewModel(client: try r.resolve())
+            model.refreshes = title.count
+            return model
+        }
+        let model = try await container.resolve(IFeedViewModel.self, name: "titled", arguments: "four")
+        let refreshes = await MainActor.run { model.refreshes }
+        #expect(refreshes == 4)
+    }
+}

@@ -1,0 +1,84 @@
+import Arbor
+import ArborTestSupport
+import Foundation
+import Testing
+
+// `onRelease` hooks may be `async`. `closeAndWait()` awaits every hook, newest instance first, each once, in order
+// with the synchronous ones; the synchronous `close()` runs the synchronous hooks at once and starts the `async` ones
+// in a task of their own, in the same order.
+
+private final class TResource: @unchecked Sendable {
+    let name: String
+    init(_ name: String) { self.name = name }
+}
+
+private final class TLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var entries: [String] = []
+    func record(_ entry: String) { lock.withLock { entries.append(entry) } }
+    var values: [String] { lock.withLock { entries } }
+}
+
+@Suite struct AsyncTeardownTests {
+    /// A container with three permanent resources built in the order a, b, c; b's release hook is `async`.
+    private func container(logging log: TLog) -> Container {
+        let container = Container()
+        for name in ["a", "b", "c"] {
+            let registration = container.register(TResource.self, name: name) { _ in TResource(name) }
+                .inObjectScope(.permanent)
+            if name == "b" {
+                registration.onRelease { resource async in
+                    await Task.yield()
+                    log.record("release \(resource.name) (async)")
+                }
+            } else {
+                registration.onRelease { resource in log.record("release \(resource.name)") }
+            }
+        }
+        return container
+    }
+
+    @Test func closeAndWaitAwaitsEveryHookNewestFirstEachOnce() async throws {
+        let log = TLog()
+        let app = container(logging: log)
+        for name in ["a", "b", "c"] { _ = try await app.resolve(TResource.self, name: name) }
+        await app.closeAndWait()
+        #expect(log.values == ["release c", "release b (async)", "release a"])
+        await app.closeAndWait()
+        app.close()
+        #expect(log.values.count == 3, "each hook ran once")
+    }
+
+    @Test func closeRunsSynchronousHooksAtOnceAndStartsTheAsyncOnes() async throws {
+        let log = TLog()
+        let app = container(logging: log)
+        for name in ["a", "b", "c"] { _ = try await app.resolve(TResource.self, name: name) }
+        synchronously { app.close() }
+        #expect(log.values == ["release c", "release a"], "the synchronous hooks ran before close() returned")
+        // The task runs when a cooperative thread is free: the other suites' tests may keep them busy a while.
+        let deadline = ContinuousClock.now + .seconds(120)
+        while log.values.count < 3, ContinuousClock.now < deadline { try await Task.sleep(nanoseconds: 1_000_000) }
+        #expect(log.values == ["release c", "release a", "release b (async)"])
+    }
+
+    @Test func aRequestsUnitOfWorkIsRolledBackBeforeCloseAndWaitReturns() async throws {
+        final class UnitOfWork: @unchecked Sendable {
+            var isOpen = true
+            func rollBack() async {
+                await Task.yield()
+                isOpen = false
+            }
+        }
+        let app = Container()
+        app.register(UnitOfWork.self) { _ in UnitOfWork() }
+            .inObjectScope(.perContainer)
+            .onRelease { work async in await work.rollBack() }
+        let request = app.makeChild()
+        let work = try await request.resolve(UnitOfWork.self)
+        #expect(work.isOpen)
+        await request.closeAndWait()
+        #expect(!work.isOpen)
+        let error = try #require(await asyncResolutionError { try await request.resolve(UnitOfWork.self) })
+        #expect(error.kind == .containerClosed)
+    }
+}
