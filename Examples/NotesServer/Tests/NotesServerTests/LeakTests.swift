@@ -11,7 +11,7 @@ import Testing
 @Suite struct LeakTests {
     @Test func fiftyRequestsLeaveNothingBehind() async throws {
         let app = ArborWiring.makeContainer()
-        let log = try app.resolve(ActivityLog.self)
+        let log = try await app.resolve(ActivityLog.self)
         try await expectNoLeaks(in: app) { test in
             // `test` is a child of `app` that a LeakTracker watches; each request's container is a child of it.
             try await NotesApplication.arbor(root: test).test(.router) { client in

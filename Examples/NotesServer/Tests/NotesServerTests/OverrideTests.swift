@@ -32,8 +32,8 @@ enum AppContainer {
             #expect(try decodeJSON(Note.self, from: shown.body) == second)
         }
         // The app's own container is untouched.
-        #expect(try app.resolve((any IDGenerator).self) is RandomIDGenerator)
-        #expect(try app.resolve((any WallClock).self) is SystemWallClock)
+        #expect(try await app.resolve((any IDGenerator).self) is RandomIDGenerator)
+        #expect(try await app.resolve((any WallClock).self) is SystemWallClock)
     }
 
     /// The same with the Swift Testing trait: the test gets its own child, and fails if a request's services
@@ -51,7 +51,7 @@ enum AppContainer {
             let list = try await client.execute(uri: "/notes", method: .get)
             #expect(try decodeJSON(NoteList.self, from: list.body).notes == [note])
         }
-        #expect(try test.resolve(NoteStore.self).count == 1)
-        #expect(try AppContainer.shared.resolve(NoteStore.self).count == 0)
+        #expect(try await test.resolve(NoteStore.self).count == 1)
+        #expect(try await AppContainer.shared.resolve(NoteStore.self).count == 0)
     }
 }

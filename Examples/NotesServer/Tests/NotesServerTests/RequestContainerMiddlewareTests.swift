@@ -72,7 +72,7 @@ struct ReplaceBodyMiddleware<Context: RequestContext>: RouterMiddleware {
                 status: .ok,
                 body: ResponseBody { writer in
                     for chunk in 1...3 {
-                        _ = try container.resolve(Probe.self)  // throws once the container is closed
+                        _ = try await container.resolve(Probe.self)  // throws once the container is closed
                         events.record("chunk \(chunk), closed: \(container.isClosed)")
                         try await writer.write(ByteBuffer(string: "\(chunk)\n"))
                     }
