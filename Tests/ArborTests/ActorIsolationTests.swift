@@ -38,7 +38,10 @@ private actor IDatabaseActor {
 @IDatabaseActor
 private final class IStore {
     let rows: [String]
-    init(rows: [String]) { self.rows = rows }
+    init(rows: [String]) {
+        IDatabaseActor.shared.assertIsolated("a factory isolated to IDatabaseActor ran elsewhere")
+        self.rows = rows
+    }
 }
 
 private func makeContainer() -> Container {
@@ -100,8 +103,7 @@ private func makeContainer() -> Container {
         let container = Container()
         container.register(IStore.self) { @IDatabaseActor _ async in IStore(rows: ["a"]) }
         let store = try await container.resolve(IStore.self)
-        let rows = await store.rows
-        #expect(rows == ["a"])
+        #expect(store.rows == ["a"])
         let error = try #require(resolutionError { try synchronously { try container.resolve(IStore.self) } })
         #expect(error.kind == .asyncRequired)
     }
