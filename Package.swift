@@ -3,6 +3,10 @@ import PackageDescription
 
 let package = Package(
     name: "Arbor",
+    // The floor is Swift concurrency's: `Container.current` is a task-local, and `async` resolves, cancellation and
+    // main-actor factories use tasks, continuations and `MainActor` (all macOS 10.15, iOS 13, tvOS 13, watchOS 6 in
+    // the toolchain's `_Concurrency` interface). `ArborTesting`'s Swift Testing helpers have the same floor.
+    platforms: [.macOS(.v10_15), .iOS(.v13), .tvOS(.v13), .watchOS(.v6), .macCatalyst(.v13), .visionOS(.v1)],
     products: [
         .library(name: "Arbor", targets: ["Arbor"]),
         .library(name: "ArborTesting", targets: ["ArborTesting"]),

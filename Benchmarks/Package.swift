@@ -13,6 +13,8 @@ import PackageDescription
 
 let package = Package(
     name: "ArborBenchmarks",
+    // Arbor's own floor (see its Package.swift).
+    platforms: [.macOS(.v10_15), .iOS(.v13), .tvOS(.v13), .watchOS(.v6), .macCatalyst(.v13), .visionOS(.v1)],
     dependencies: [
         .package(name: "Arbor", path: ".."),
         .package(url: "https://github.com/Swinject/Swinject", exact: "2.10.0"),

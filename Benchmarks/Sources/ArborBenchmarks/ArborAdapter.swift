@@ -203,6 +203,43 @@ struct ArborAdapter: LibraryAdapter {
         try resolver.resolve(Service.self)
     }
 
+    func asyncGraph10() throws -> (@Sendable () async throws -> AppRoot)? {
+        let container = Container(defaultScope: .graph)
+        container.register(TokenCache.self) { _ async in await AsyncConstruction.tokenCache() }
+        container.register(Database.self) { _ async in await AsyncConstruction.database() }
+        container.register(Tokenizer.self) { _ async in await AsyncConstruction.tokenizer() }
+        container.register(Ranker.self) { _ async in await AsyncConstruction.ranker() }
+        container.register(AuthClient.self) { r async throws in
+            await AsyncConstruction.authClient(tokens: try await r.resolve(TokenCache.self))
+        }
+        container.register(Store.self) { r async throws in
+            await AsyncConstruction.store(database: try await r.resolve(Database.self))
+        }
+        container.register(SearchIndex.self) { r async throws in
+            await AsyncConstruction.searchIndex(
+                tokenizer: try await r.resolve(Tokenizer.self), ranker: try await r.resolve(Ranker.self))
+        }
+        container.register(Session.self) { r async throws in
+            await AsyncConstruction.session(
+                auth: try await r.resolve(AuthClient.self), store: try await r.resolve(Store.self))
+        }
+        container.register(Catalog.self) { r async throws in
+            await AsyncConstruction.catalog(
+                store: try await r.resolve(Store.self), search: try await r.resolve(SearchIndex.self))
+        }
+        container.register(AppRoot.self) { r async throws in
+            await AsyncConstruction.appRoot(
+                session: try await r.resolve(Session.self), catalog: try await r.resolve(Catalog.self))
+        }
+        return { try await container.resolve(AppRoot.self) }
+    }
+
+    func asyncResolveOfSync() throws -> (@Sendable () async throws -> AppRoot)? {
+        let container = Container(defaultScope: .graph)
+        registerGraph(in: container)
+        return { try await container.resolve(AppRoot.self) }
+    }
+
     private func registerGraph(in container: Container) {
         container.register(TokenCache.self) { _ in TokenCache() }
         container.register(Database.self) { _ in Database() }

@@ -72,6 +72,27 @@ struct Benchmark {
         }
     }
 
+    /// Calls `operation` in a loop in one task; the calling thread waits for it. The task starts once per run,
+    /// outside the timed loop.
+    static func sequentialAsync<Output: AnyObject>(
+        keepingAlive keepAlive: AnyObject? = nil,
+        _ operation: @escaping @Sendable () async throws -> Output
+    ) -> Benchmark {
+        Benchmark(operationsPerIteration: 1, threads: 1) { iterations in
+            try withExtendedLifetime(keepAlive) {
+                try runAsync {
+                    let sink = Sink()
+                    let start = now()
+                    for _ in 0..<iterations {
+                        sink.consume(try await operation())
+                    }
+                    let end = now()
+                    return Sample(nanoseconds: end - start, checksum: sink.checksum)
+                }
+            }
+        }
+    }
+
     /// Calls `operation` in a loop on `threads` long-lived threads that start together; the time is
     /// the wall time from the start signal until the last thread has finished. The same loop on the
     /// first of those threads alone is the baseline of the speed-up.
@@ -89,6 +110,28 @@ struct Benchmark {
         }
         return benchmark
     }
+}
+
+/// Runs `operation` in a task, and waits on this thread for its result: how the synchronous harness times `async`
+/// code.
+func runAsync<Output>(_ operation: @escaping @Sendable () async throws -> Output) throws -> Output {
+    let outcome = AsyncOutcome<Output>()
+    let done = DispatchSemaphore(value: 0)
+    Task.detached {
+        do {
+            outcome.result = .success(try await operation())
+        } catch {
+            outcome.result = .failure(error)
+        }
+        done.signal()
+    }
+    done.wait()
+    return try outcome.result!.get()
+}
+
+/// The result of an `async` operation, handed to the waiting thread; the semaphore orders the accesses.
+private final class AsyncOutcome<Output>: @unchecked Sendable {
+    var result: Result<Output, any Error>?
 }
 
 /// The result of measuring one benchmark.
@@ -174,7 +217,7 @@ func heapBytesInUse() -> Int {
 
 /// Monotonic time in nanoseconds.
 @inline(__always)
-private func now() -> UInt64 {
+func now() -> UInt64 {
     DispatchTime.now().uptimeNanoseconds
 }
 

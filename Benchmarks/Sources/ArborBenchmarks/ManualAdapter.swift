@@ -111,6 +111,23 @@ struct ManualAdapter: LibraryAdapter {
         )
     }
 
+    func asyncGraph10() -> (@Sendable () async throws -> AppRoot)? {
+        {
+            let store = await AsyncConstruction.store(database: await AsyncConstruction.database())
+            let session = await AsyncConstruction.session(
+                auth: await AsyncConstruction.authClient(tokens: await AsyncConstruction.tokenCache()), store: store)
+            let search = await AsyncConstruction.searchIndex(
+                tokenizer: await AsyncConstruction.tokenizer(), ranker: await AsyncConstruction.ranker())
+            return await AsyncConstruction.appRoot(
+                session: session, catalog: await AsyncConstruction.catalog(store: store, search: search))
+        }
+    }
+
+    func asyncResolveOfSync() -> (@Sendable () async throws -> AppRoot)? {
+        // The same objects, built by hand in `async` code.
+        { Self.makeAppRoot() }
+    }
+
     private static func makeNode(_ index: Int, of types: [any NumberedService.Type]) -> any NumberedService {
         types[index].init(dependencies: treeChildren(of: index, count: types.count).map { makeNode($0, of: types) })
     }

@@ -89,6 +89,29 @@ final class AppRoot {
     var sharesStore: Bool { session.store === catalog.store }
 }
 
+/// The `graph_10` objects built by `async` functions, for `async_graph_10`: what a factory that awaits looks like.
+/// Out of line, so each call is a real `async` call, as it is to an initialiser that awaits something.
+enum AsyncConstruction {
+    @inline(never) static func tokenCache() async -> TokenCache { TokenCache() }
+    @inline(never) static func database() async -> Database { Database() }
+    @inline(never) static func tokenizer() async -> Tokenizer { Tokenizer() }
+    @inline(never) static func ranker() async -> Ranker { Ranker() }
+    @inline(never) static func authClient(tokens: TokenCache) async -> AuthClient { AuthClient(tokens: tokens) }
+    @inline(never) static func store(database: Database) async -> Store { Store(database: database) }
+    @inline(never) static func searchIndex(tokenizer: Tokenizer, ranker: Ranker) async -> SearchIndex {
+        SearchIndex(tokenizer: tokenizer, ranker: ranker)
+    }
+    @inline(never) static func session(auth: AuthClient, store: Store) async -> Session {
+        Session(auth: auth, store: store)
+    }
+    @inline(never) static func catalog(store: Store, search: SearchIndex) async -> Catalog {
+        Catalog(store: store, search: search)
+    }
+    @inline(never) static func appRoot(session: Session, catalog: Catalog) async -> AppRoot {
+        AppRoot(session: session, catalog: catalog)
+    }
+}
+
 // MARK: - singleton_hit
 
 /// A service created once (permanent scope) and then only looked up.

@@ -62,6 +62,23 @@ protocol LibraryAdapter {
     func concurrentSharedWeak() throws -> (
         holding: AnyObject, operation: @Sendable () throws -> BufferPanel
     )
+
+    /// `graph10` in `async` code, every object built by an `async` factory (`AsyncConstruction`); `nil` where the
+    /// library has no `async` factories.
+    func asyncGraph10() throws -> (@Sendable () async throws -> AppRoot)?
+    /// `graph10`'s synchronous factories, resolved from `async` code the way the library does it there; `nil` where
+    /// the library has no `async` resolve.
+    func asyncResolveOfSync() throws -> (@Sendable () async throws -> AppRoot)?
+}
+
+extension LibraryAdapter {
+    func asyncGraph10() throws -> (@Sendable () async throws -> AppRoot)? { nil }
+    func asyncResolveOfSync() throws -> (@Sendable () async throws -> AppRoot)? { nil }
+}
+
+/// A scenario a library cannot take part in: its row says so, and counts as no failure.
+struct NotSupported: Error, CustomStringConvertible {
+    var description: String { "n/a: the library has no such feature" }
 }
 
 /// A named benchmark that every library runs.
@@ -135,6 +152,18 @@ func allScenarios() -> [Scenario] {
             "request_scope_per_container", expecting: .newInstances, check: { $0.isWired }
         ) { try $0.requestScopePerContainer() },
     ]
+    for (name, make) in [
+        ("async_graph_10", { (library: any LibraryAdapter) in try library.asyncGraph10() }),
+        ("async_resolve_of_sync", { (library: any LibraryAdapter) in try library.asyncResolveOfSync() }),
+    ] {
+        scenarios.append(
+            Scenario(name: name) { library in
+                guard let operation = try make(library) else { throw NotSupported() }
+                let first = try runAsync(operation)
+                try verify(first, try runAsync(operation), .newInstances) { $0.sharesStore }
+                return .sequentialAsync(keepingAlive: first, operation)
+            })
+    }
     let tree = numberedTypes(count: 200)
     scenarios.append(
         .resolving(
@@ -193,7 +222,7 @@ extension Scenario {
 
 /// Checks two results of the same operation, both still alive (so their addresses differ
 /// unless they are the same object).
-private func verify<Service: AnyObject>(
+func verify<Service: AnyObject>(
     _ first: Service, _ second: Service, _ sharing: Sharing, check: (Service) -> Bool
 ) throws {
     switch sharing {

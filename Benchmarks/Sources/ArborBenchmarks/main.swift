@@ -70,7 +70,8 @@ if let count {
         fail("--count needs --library, one of: \(libraries.map(\.name).joined(separator: ", "))\n\(usage)")
     }
     for scenario in scenarios {
-        let sample = try scenario.prepare(library).run(count)
+        guard let benchmark = try? scenario.prepare(library) else { continue }  // Not supported by the library.
+        let sample = try benchmark.run(count)
         print("\(scenario.name) / \(library.name): \(count) iterations, checksum \(sample.checksum)")
     }
     exit(0)
@@ -139,6 +140,9 @@ struct Report {
                 switch outcome {
                 case .success(let value):
                     measurement = value
+                case .failure(let error as NotSupported):
+                    rows.append([result.scenario.name, library, "n/a", "", "", "", "\(error)"])
+                    continue
                 case .failure(let error):
                     failures += 1
                     rows.append([result.scenario.name, library, "FAILED", "", "", "", "\(error)"])

@@ -1,4 +1,5 @@
 internal import ArborPrimitives
+internal import CArborSupport
 
 // An `async` resolution: the same object and state as a synchronous one — graph, path, hooks, claims, errors — owned
 // by the task that runs it instead of a thread.
@@ -88,7 +89,7 @@ extension Resolution {
         state.value.phase = .active
         state.value.lentOut = true
         state.value.serial &+= 1
-        state.value.ownerTask = withUnsafeCurrentTask { $0 }
+        state.value.ownerTask = currentTask()
     }
 
     /// Runs the hooks, then publishes the instances built, then finishes. If that throws, call `failedAsync`.
@@ -133,10 +134,15 @@ extension Resolution {
     /// `async` resolution that is running, from the task that runs it. Binds it to the current thread if so.
     func isUsableByCurrentTask() -> Bool {
         guard state.value.isAsync, state.value.phase == .active else { return false }
-        let owned = withUnsafeCurrentTask { task in task != nil && task == state.value.ownerTask }
-        guard owned else { return false }
+        guard let task = currentTask(), task == state.value.ownerTask else { return false }
         rebind()
         return true
+    }
+
+    /// The task running on this thread, as an address to compare, or `nil` outside any task.
+    @inline(__always)
+    func currentTask() -> UnsafeRawPointer? {
+        carbor_current_task()
     }
 
     /// Binds an `async` resolution to the thread it runs on now: its look-up cache, its context and its stack limit.
@@ -174,7 +180,43 @@ extension Resolution {
             return try await originForNewResolution(key).resolve(serviceType, name: name)
         }
         let found = find(key, in: state.value.context)
-        return try await resolveAsync(key, found: found, depth: state.value.depth + 1, arguments: nil)
+        let depth = state.value.depth + 1
+        if let found, found.isPlain, found.factoryKind != .synchronous, takesFastPath(found) {
+            return try await resolvePlainAsync(found, key: key, depth: depth)
+        }
+        return try await resolveAsync(key, found: found, depth: depth, arguments: nil)
+    }
+
+    /// `resolvePlain` for an `async` factory: a transient or graph-scoped registration without runtime arguments,
+    /// while nothing watches. In the resolve's own frame: each `async` function a nested resolve passes through
+    /// allocates a frame from the task (measured: an `async` graph of ten took 34,700 instructions through the rules,
+    /// 29,900 this way).
+    @inline(__always)
+    private func resolvePlainAsync<Service>(_ found: Found, key: ServiceKey, depth: Int) async throws -> Service {
+        guard depth <= state.value.maxDepth else { throw depthLimitError(key) }
+        let slot = GraphSlot(registration: found.identity, context: state.value.context)
+        let isGraph = found.shape == .graph
+        if isGraph, let position = state.value.graph.position(of: slot) {
+            return state.value.graph.instance(at: position, as: Service.self)
+        }
+        let entry = found.entry
+        let outerDepth = try enter(
+            Frame(entry: entry, slot: slot, storage: isGraph ? .graph : .none), key: key, depth: depth)
+        let instance: Service
+        do {
+            instance = try await AsyncNullaryEntry<Service>.buildAsync(entry.object, self)
+            rebind()
+            leave(toDepth: outerDepth)
+        } catch {
+            rebind()
+            leave(toDepth: outerDepth)
+            throw factoryError(error, key: key)
+        }
+        let position = isGraph ? state.value.graph.add(instance, for: slot) : nil
+        if found.hasHooks {
+            queueHooks(of: entry, instance: instance, depth: depth, graphPosition: position, builtLast: true)
+        }
+        return instance
     }
 
     func resolve<Service, each Argument>(
@@ -208,7 +250,8 @@ extension Resolution {
 
     // MARK: Resolving within the resolution
 
-    /// Resolves `key` from what a look-up found, at `depth`, in this `async` resolution.
+    /// Resolves `key` from what a look-up found, at `depth`, in this `async` resolution. Inlined, like the rules.
+    @inline(__always)
     func resolveAsync<Service>(
         _ key: ServiceKey, found: Found?, depth: Int, arguments: AsyncArgumentsBox?
     ) async throws -> Service {

@@ -97,8 +97,9 @@ final class Resolution: Resolver, @unchecked Sendable {
         var isAsync = false
         /// For an `async` resolution: the thread whose cache, context and stack limit the fields above hold now.
         var boundThread: ThreadID
-        /// For an `async` resolution, while it runs: the task that runs it, the only one it joins.
-        var ownerTask: UnsafeCurrentTask?
+        /// For an `async` resolution, while it runs: the task that runs it, the only one it joins. An address, only
+        /// compared (``currentTask()``).
+        var ownerTask: UnsafeRawPointer?
     }
 
     enum Phase {
