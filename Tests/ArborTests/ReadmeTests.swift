@@ -43,6 +43,22 @@ private enum ReadmeTour {
 
     final class FeedView {}
 
+    struct DatabaseConfig: Sendable {}
+    final class Database: Sendable {
+        init(config: DatabaseConfig) {}
+        static func connect(config: DatabaseConfig) async throws -> Database {
+            await Task.yield()
+            return Database(config: config)
+        }
+    }
+    @MainActor final class FeedViewModel {
+        let database: Database
+        init(database: Database) {
+            MainActor.assertIsolated()
+            self.database = database
+        }
+    }
+
     @Suite struct Tests {
         @Test func registerThenResolve() throws {
             // README: Register, then resolve
@@ -104,6 +120,22 @@ private enum ReadmeTour {
             #expect(released == nil)  // the back reference is weak: no retain cycle
         }
 
+        @Test func swiftConcurrency() async throws {
+            let container = Container()
+            container.register(DatabaseConfig.self) { _ in DatabaseConfig() }
+            // README: Swift concurrency
+            container.register(Database.self) { r async throws in
+                try await Database.connect(config: try r.resolve())
+            }
+            .inObjectScope(.permanent)
+            container.register(FeedViewModel.self) { @MainActor r in FeedViewModel(database: try r.resolve()) }
+
+            let database = try await container.resolve(Database.self)  // tasks that need it meanwhile wait, suspended
+            let model = try await container.resolve(FeedViewModel.self)  // built on the main actor
+            // README end
+            #expect(model.database === database)
+        }
+
         @Test func errorsThatSayWhatToDo() throws {
             let container = Container()
             var printed: [Any] = []
@@ -132,90 +164,11 @@ private enum ReadmeTour {
         /// Every Swift block of the README has its copy in this file, under the title of its section, and every copy
         /// here is still in the README.
         @Test func everySwiftBlockOfTheReadmeIsHere() throws {
-            let inReadme = try Readme.blocks().filter { $0.language == "swift" }
-            #expect(!inReadme.isEmpty)
-            let readme = Dictionary(grouping: inReadme, by: \.section).mapValues {
-                $0.map { Readme.normalized($0.lines) }
-            }
-            let copies = try Readme.copies()
-            for (section, blocks) in readme.sorted(by: { $0.key < $1.key }) {
-                #expect(
-                    copies[section] == blocks,
-                    """
-                    The README's Swift code in "\(section)" must be copied, whitespace apart, into \
-                    Tests/ArborTests/ReadmeTests.swift between `// README: \(section)` and `// README end`.
-                    """
-                )
-            }
-            for section in copies.keys.sorted() where readme[section] == nil {
-                Issue.record("ReadmeTests.swift has a copy for \"\(section)\", which has no Swift block in the README.")
-            }
+            for problem in try Readme.mismatches() { Issue.record(Comment(rawValue: problem)) }
         }
     }
 }
 
-/// Reads the README's fenced code blocks, and the copies of its Swift blocks in this file.
-private enum Readme {
-    struct Block {
-        let section: String
-        let language: String
-        let lines: [String]
-    }
-
-    static let testFile = URL(fileURLWithPath: #filePath)
-    static let readme = testFile.deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("README.md")
-
-    /// The fenced blocks of README.md, each with the title of the heading above it.
-    static func blocks() throws -> [Block] {
-        let text = try String(contentsOf: readme, encoding: .utf8)
-        var blocks: [Block] = []
-        var section = ""
-        var open: (language: String, lines: [String])?
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
-            if let block = open {
-                if line.trimmingCharacters(in: .whitespaces) == "```" {
-                    blocks.append(Block(section: section, language: block.language, lines: block.lines))
-                    open = nil
-                } else {
-                    open?.lines.append(line)
-                }
-            } else if line.hasPrefix("```") {
-                open = (String(line.dropFirst(3)).trimmingCharacters(in: .whitespaces), [])
-            } else if line.hasPrefix("#") {
-                section = String(line.drop { $0 == "#" }).trimmingCharacters(in: .whitespaces)
-            }
-        }
-        return blocks
-    }
-
-    /// The regions of this file between `// README: <section>` and `// README end`, by section, in order.
-    static func copies() throws -> [String: [[String]]] {
-        let text = try String(contentsOf: testFile, encoding: .utf8)
-        let start = "// README: "
-        var copies: [String: [[String]]] = [:]
-        var open: (section: String, lines: [String])?
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            let trimmed = line.trimmingCharacters(in: .whitespaces)
-            if let region = open {
-                if trimmed == "// README end" {
-                    copies[region.section, default: []].append(normalized(region.lines))
-                    open = nil
-                } else {
-                    open?.lines.append(trimmed)
-                }
-            } else if trimmed.hasPrefix(start) {
-                open = (String(trimmed.dropFirst(start.count)), [])
-            }
-        }
-        return copies
-    }
-
-    /// Lines without leading or trailing whitespace, runs of blanks inside them shortened to one, and no empty lines.
-    static func normalized(_ lines: [String]) -> [String] {
-        lines.map { line in
-            line.split(whereSeparator: { $0 == " " || $0 == "\t" }).joined(separator: " ")
-        }
-        .filter { !$0.isEmpty }
-    }
-}
+/// The README's fenced code blocks, and the copies of its Swift blocks in this file.
+private let Readme = DocumentSnippets(
+    document: "README.md", marker: "README", testFile: URL(fileURLWithPath: #filePath))

@@ -106,8 +106,15 @@ extension Container {
             asyncFactory: AsyncTupleFactory(factory))
     }
 
-    /// Registers how to build, on the main actor, a service whose factory takes runtime arguments. See
-    /// ``register(_:name:factory:)-(_,_,(Resolver)->Service)`` for how a main-actor factory is resolved.
+    /// Registers how to build, on the main actor, a service whose factory takes runtime arguments. It is resolved like
+    /// a main-actor factory without arguments: on the main actor, synchronously or with `try await`.
+    ///
+    /// ```swift
+    /// container.register(ProfileViewModel.self) { @MainActor (r, user: UserID) in
+    ///     ProfileViewModel(user: user, client: try r.resolve())
+    /// }
+    /// let model = try await container.resolve(ProfileViewModel.self, arguments: user)
+    /// ```
     @inlinable
     @discardableResult
     public func register<Service: Sendable, FirstArgument, each Argument>(

@@ -218,7 +218,7 @@ extension Container {
 
 extension Container {
     /// Closes the container and its descendants: drops the instances they hold, runs the registrations'
-    /// ``Registration/onRelease(_:)`` hooks on them, newest instance first, and makes every later `resolve` from
+    /// ``Registration/onRelease(_:)-21slw`` hooks on them, newest instance first, and makes every later `resolve` from
     /// them throw ``ResolutionError/Reason/containerClosed``. `async` release hooks start in a task of their own, in
     /// the same order, after the synchronous ones; ``closeAndWait()`` awaits them.
     ///

@@ -86,7 +86,7 @@ public struct ObjectScope: Hashable, Sendable, CustomStringConvertible {
 
     /// One instance per container that resolves it — the container the top-level `resolve` (or the `Lazy` or
     /// `Provider`) started in — kept by that container, shared by everything resolved from it, and released with
-    /// its ``Registration/onRelease(_:)`` hooks when that container is closed or deinitialised. Register it once,
+    /// its ``Registration/onRelease(_:)-21slw`` hooks when that container is closed or deinitialised. Register it once,
     /// in the root or an ``Assembly``; a child per request, test or session then gets an instance of its own:
     ///
     /// ```swift

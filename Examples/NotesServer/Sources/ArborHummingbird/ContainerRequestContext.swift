@@ -18,7 +18,7 @@ public import Hummingbird
 /// let router = Router(context: AppRequestContext.self)
 /// router.add(middleware: RequestContainerMiddleware(root: appContainer))
 /// router.get("/notes/:id") { request, context in
-///     let notes = try context.container.resolve(NotesController.self)   // built in this request's container
+///     let notes = try await context.container.resolve(NotesController.self)   // built in this request's container
 ///     …
 /// }
 /// ```

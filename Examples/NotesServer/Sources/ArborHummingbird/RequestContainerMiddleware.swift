@@ -15,14 +15,15 @@ public import Hummingbird
 /// let router = Router(context: AppRequestContext.self)   // a ContainerRequestContext
 /// router.add(middleware: RequestContainerMiddleware(root: container))
 /// router.post("/notes") { request, context in
-///     let work = try context.container.resolve(UnitOfWork.self)   // this request's own
+///     let work = try await context.container.resolve(UnitOfWork.self)   // this request's own
 ///     …
 /// }
 /// ```
 ///
 /// For each request the middleware makes `root.makeChild()`, stores it in the context's
 /// ``ContainerRequestContext/requestContainer``, and calls the next responder. When the request ends, the child is
-/// closed with `close()`, which releases its per-container instances and runs their `onRelease` hooks:
+/// closed with `closeAndWait()`, which releases its per-container instances and awaits their `onRelease` hooks,
+/// `async` ones too (a transaction rolled back before the response ends):
 ///
 /// - after the response body has been written to the connection, streamed bodies included: a body that resolves
 ///   from `context.container` while it writes finds the container open;
@@ -58,7 +59,7 @@ public struct RequestContainerMiddleware<Context: ContainerRequestContext>: Rout
         do {
             response = try await next(request, context)
         } catch {
-            container.close()
+            await container.closeAndWait()
             throw error
         }
         response.body = response.body.closing(container)
@@ -68,16 +69,16 @@ public struct RequestContainerMiddleware<Context: ContainerRequestContext>: Rout
 
 extension ResponseBody {
     /// The same body, with the same length, that closes `container` once it has been written, or once writing it
-    /// has failed.
+    /// has failed, and awaits its release hooks (`async` ones too) before the response ends.
     fileprivate func closing(_ container: Container) -> ResponseBody {
         ResponseBody(contentLength: contentLength) { writer in
             do {
                 try await self.write(writer)
             } catch {
-                container.close()
+                await container.closeAndWait()
                 throw error
             }
-            container.close()
+            await container.closeAndWait()
         }
     }
 }

@@ -1,0 +1,149 @@
+import Arbor
+import Foundation
+import Testing
+
+// The Swift snippets of the article "Threads and Swift concurrency" (Sources/Arbor/Arbor.docc/ThreadsAndConcurrency.md),
+// compiled and run, like the README's (ReadmeTests.swift): each is copied between `// ARTICLE: <section>` and
+// `// ARTICLE end`, and `everySwiftBlockOfTheArticleIsHere` checks that the copies and the article agree.
+
+private enum ConcurrencyArticle {
+    struct DatabaseConfig: Sendable {}
+    final class Database: Sendable {
+        init() {}
+        static func connect(config: DatabaseConfig) async throws -> Database {
+            await Task.yield()
+            return Database()
+        }
+    }
+    protocol Clock: Sendable {}
+    struct SystemClock: Clock {}
+    final class Repository: Sendable {
+        let database: Database
+        let clock: any Clock
+        init(database: Database, clock: any Clock) {
+            self.database = database
+            self.clock = clock
+        }
+    }
+    protocol HTTPClient: Sendable {}
+    struct LiveClient: HTTPClient {}
+    @MainActor final class FeedViewModel {
+        let client: any HTTPClient
+        init(client: any HTTPClient) {
+            MainActor.assertIsolated()
+            self.client = client
+        }
+    }
+    final class UnitOfWork: @unchecked Sendable {
+        private let lock = NSLock()
+        private var pending: [String] = []
+        private(set) var rolledBack = false
+        init(database: Database) {}
+        func insert(_ row: String) { lock.withLock { pending.append(row) } }
+        func rollBackIfOpen() async {
+            await Task.yield()
+            lock.withLock {
+                rolledBack = !pending.isEmpty
+                pending = []
+            }
+        }
+    }
+
+    static func makeContainer() -> Container {
+        let container = Container()
+        container.register(DatabaseConfig.self) { _ in DatabaseConfig() }
+        container.register(HTTPClient.self) { _ in LiveClient() }
+        return container
+    }
+
+    @Suite struct Tests {
+        @Test func asyncFactories() async throws {
+            let container = makeContainer()
+            // ARTICLE: Async factories
+            container.register(Database.self) { r async throws in
+                try await Database.connect(config: try r.resolve())
+            }
+            .inObjectScope(.permanent)
+            container.register(Repository.self) { r async throws in
+                Repository(database: try await r.resolve(), clock: try await r.resolve())
+            }
+            container.register(Clock.self) { _ in SystemClock() }  // a synchronous factory, in the same graph
+
+            let repository = try await container.resolve(Repository.self)
+            // ARTICLE end
+            #expect(repository.database === (try await container.resolve(Database.self)))
+            #expect(repository.clock is SystemClock)
+        }
+
+        @Test func actorIsolation() async throws {
+            let container = makeContainer()
+            // ARTICLE: Actor isolation
+            container.register(FeedViewModel.self) { @MainActor r in
+                FeedViewModel(client: try r.resolve())
+            }
+
+            @MainActor func showFeed() throws -> FeedViewModel {
+                try container.resolve(FeedViewModel.self)  // built here, on the main actor
+            }
+
+            func prefetchFeed() async throws -> FeedViewModel {
+                try await container.resolve(FeedViewModel.self)  // Arbor goes to the main actor to build it
+            }
+            // ARTICLE end
+            let shown = try await showFeed()
+            let prefetched = try await prefetchFeed()
+            #expect(shown !== prefetched, "graph scope: one per resolve")
+        }
+
+        @Test func waitingWithoutBlockingAndCancellation() async throws {
+            let container = makeContainer()
+            container.register(Database.self) { r async throws in
+                try await Database.connect(config: try r.resolve())
+            }
+            .inObjectScope(.permanent)
+            var used: Database?
+            var reported: ResolutionError?
+            func use(_ database: Database) { used = database }
+            func report(_ error: ResolutionError) { reported = error }
+            // ARTICLE: Waiting without blocking, and cancellation
+            do {
+                let database = try await container.resolve(Database.self)
+                use(database)
+            } catch is CancellationError {
+                // The task was cancelled while another task was building the database.
+            } catch let error as ResolutionError {
+                // For example .factoryFailed(CancellationError()), when the factory itself stopped.
+                report(error)
+            }
+            // ARTICLE end
+            #expect(used != nil)
+            #expect(reported == nil)
+        }
+
+        @Test func asyncTeardown() async throws {
+            let container = makeContainer()
+            container.register(Database.self) { _ in Database() }.inObjectScope(.permanent)
+            // ARTICLE: Async teardown
+            container.register(UnitOfWork.self) { r in UnitOfWork(database: try r.resolve()) }
+                .inObjectScope(.perContainer)
+                .onRelease { work async in await work.rollBackIfOpen() }
+
+            let request = container.makeChild()
+            let work = try await request.resolve(UnitOfWork.self)
+            work.insert("a note")
+            await request.closeAndWait()  // rolled back before this line
+            // ARTICLE end
+            #expect(work.rolledBack)
+        }
+
+        /// Every Swift block of the article has its copy in this file, under the title of its section, and every copy
+        /// here is still in the article.
+        @Test func everySwiftBlockOfTheArticleIsHere() throws {
+            for problem in try Article.mismatches() { Issue.record(Comment(rawValue: problem)) }
+        }
+    }
+}
+
+private let Article = DocumentSnippets(
+    document: "Sources/Arbor/Arbor.docc/ThreadsAndConcurrency.md", marker: "ARTICLE",
+    testFile: URL(fileURLWithPath: #filePath))

@@ -1,0 +1,100 @@
+import Foundation
+
+/// The fenced code blocks of a Markdown document in the repository, and the copies of its Swift blocks in a test
+/// file: between a line `// <marker>: <title of the block's section>` and a line `// <marker> end`. A test compiles
+/// and runs the copies, and checks that they and the document agree, whitespace apart.
+struct DocumentSnippets: Sendable {
+    struct Block {
+        let section: String
+        let language: String
+        let lines: [String]
+    }
+
+    /// The document, relative to the repository's root.
+    let document: URL
+    let marker: String
+    let testFile: URL
+
+    init(document path: String, marker: String, testFile: URL) {
+        let root = testFile.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        document = root.appendingPathComponent(path)
+        self.marker = marker
+        self.testFile = testFile
+    }
+
+    /// The fenced blocks of the document, each with the title of the heading above it.
+    func blocks() throws -> [Block] {
+        let text = try String(contentsOf: document, encoding: .utf8)
+        var blocks: [Block] = []
+        var section = ""
+        var open: (language: String, lines: [String])?
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
+            if let block = open {
+                if line.trimmingCharacters(in: .whitespaces) == "```" {
+                    blocks.append(Block(section: section, language: block.language, lines: block.lines))
+                    open = nil
+                } else {
+                    open?.lines.append(line)
+                }
+            } else if line.hasPrefix("```") {
+                open = (String(line.dropFirst(3)).trimmingCharacters(in: .whitespaces), [])
+            } else if line.hasPrefix("#") {
+                section = String(line.drop { $0 == "#" }).trimmingCharacters(in: .whitespaces)
+            }
+        }
+        return blocks
+    }
+
+    /// The regions of the test file between `// <marker>: <section>` and `// <marker> end`, by section, in order.
+    func copies() throws -> [String: [[String]]] {
+        let text = try String(contentsOf: testFile, encoding: .utf8)
+        let start = "// \(marker): "
+        var copies: [String: [[String]]] = [:]
+        var open: (section: String, lines: [String])?
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            if let region = open {
+                if trimmed == "// \(marker) end" {
+                    copies[region.section, default: []].append(Self.normalized(region.lines))
+                    open = nil
+                } else {
+                    open?.lines.append(trimmed)
+                }
+            } else if trimmed.hasPrefix(start) {
+                open = (String(trimmed.dropFirst(start.count)), [])
+            }
+        }
+        return copies
+    }
+
+    /// The problems with the copies: a Swift block of the document without an identical copy, or a copy whose section
+    /// has no Swift block any more. Empty when they agree.
+    func mismatches() throws -> [String] {
+        let inDocument = try blocks().filter { $0.language == "swift" }
+        guard !inDocument.isEmpty else { return ["\(document.lastPathComponent) has no Swift block"] }
+        let shown = Dictionary(grouping: inDocument, by: \.section).mapValues { $0.map { Self.normalized($0.lines) } }
+        let copies = try copies()
+        var problems: [String] = []
+        for (section, blocks) in shown.sorted(by: { $0.key < $1.key }) where copies[section] != blocks {
+            problems.append(
+                """
+                The Swift code of \(document.lastPathComponent) in "\(section)" must be copied, whitespace apart, into \
+                \(testFile.lastPathComponent) between `// \(marker): \(section)` and `// \(marker) end`.
+                """)
+        }
+        for section in copies.keys.sorted() where shown[section] == nil {
+            problems.append(
+                "\(testFile.lastPathComponent) has a copy for \"\(section)\", which has no Swift block in "
+                    + "\(document.lastPathComponent).")
+        }
+        return problems
+    }
+
+    /// Lines without leading or trailing whitespace, runs of blanks inside them shortened to one, and no empty lines.
+    static func normalized(_ lines: [String]) -> [String] {
+        lines.map { line in
+            line.split(whereSeparator: { $0 == " " || $0 == "\t" }).joined(separator: " ")
+        }
+        .filter { !$0.isEmpty }
+    }
+}
