@@ -236,6 +236,47 @@ private struct AFailure: Error {}
         #expect(try await container.resolve(ANode.self, name: "permanent") === root.children[0])
     }
 
+    @Test func aChildsOverrideReachesGraphServicesButNotThePermanentOnesItsParentOwns() async throws {
+        let app = Container()
+        app.register(AConfig.self) { _ in AConfig(url: "db://app") }
+        app.register(ADatabase.self) { r async throws in try await ADatabase.connect(try r.resolve()) }
+            .inObjectScope(.permanent)
+        app.register(ANode.self) { r async throws in
+            ANode((try await r.resolve(AConfig.self)).url)
+        }
+        let test = app.makeChild()
+        test.register(AConfig.self) { _ async in AConfig(url: "db://test") }
+        #expect(try await test.resolve(ANode.self).label == "db://test", "a graph service sees the child's override")
+        let database = try await test.resolve(ADatabase.self)
+        #expect(database.config.url == "db://app", "a permanent service is built from the container that owns it")
+        #expect(try await app.resolve(ADatabase.self) === database)
+    }
+
+    @Test func aFailingAsyncHookKeepsNothingAndSaysWhichHookThrew() async throws {
+        let container = Container()
+        let failures = Counter()
+        container.register(ANode.self, name: "permanent") { _ async in ANode("permanent") }
+            .inObjectScope(.permanent)
+            .initCompleted { _, _ async throws in
+                if failures.increment() == 1 { throw AFailure() }
+            }
+        let error = try #require(
+            await asyncResolutionError { try await container.resolve(ANode.self, name: "permanent") })
+        #expect(error.kind == .factoryFailed)
+        #expect(error.description.contains("initCompleted"))
+        let first = try await container.resolve(ANode.self, name: "permanent")
+        #expect(try await container.resolve(ANode.self, name: "permanent") === first)
+        #expect(failures.value == 2, "the failed instance was not kept, so its hook ran again for the new one")
+    }
+
+    @Test func aLazyOfAnAsyncServiceSaysToAwaitWhenUsed() async throws {
+        let container = Container()
+        container.register(AConfig.self) { _ async in AConfig(url: "db://async") }
+        let lazy = try await container.resolve(Lazy<AConfig>.self)
+        let error = try #require(resolutionError { try lazy.instance })
+        #expect(error.kind == .asyncRequired)
+    }
+
     @Test func optionalLazyAndProviderWorkInAnAsyncResolve() async throws {
         let container = Container()
         container.register(AConfig.self) { _ async in AConfig(url: "db://async") }

@@ -103,12 +103,14 @@ extension Resolver {
     /// let client: APIClient = try await r.resolve()   // in an async factory
     /// ```
     @inlinable
+    @inline(__always)
     public func resolve<Service>(_ serviceType: Service.Type = Service.self) async throws -> Service {
         try await resolve(serviceType, name: nil)
     }
 
     /// Resolves the service registered under `name`, of a type that can be inferred, in `async` code.
     @inlinable
+    @inline(__always)
     public func resolve<Service>(name: String) async throws -> Service {
         try await resolve(Service.self, name: name)
     }
