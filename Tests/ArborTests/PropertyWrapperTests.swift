@@ -52,7 +52,49 @@ private func makeContainer(_ label: String, parent: Container? = nil) -> Contain
     return container
 }
 
+/// Reassigned by its owner: `@Inject` and `@LazyInject` back a `var`.
+private final class Workshop {
+    @Inject var engine: Engine
+    @LazyInject var spare: Engine
+}
+
+/// The process-wide root registers this one itself (`DependencyRegistering`, below).
+private final class SelfRegistered: Sendable {}
+
+/// How many times the root's `registerDependencies()` ran.
+private let rootRegistrations = Counter()
+
+extension Container: DependencyRegistering {  // In an app, a package of its own: `@retroactive DependencyRegistering`.
+    public func registerDependencies() {
+        rootRegistrations.increment()
+        register(SelfRegistered.self) { _ in SelfRegistered() }.inObjectScope(.permanent)
+    }
+}
+
 @Suite(.serialized) struct PropertyWrapperTests {
+    // MARK: Reassigning, and the root's own registrations
+
+    @Test func anOwnerReassignsAnInjectedProperty() {
+        let container = makeContainer("app")
+        let workshop = Container.$current.withValue(container) { Workshop() }
+        #expect(workshop.engine.label == "app")
+        workshop.engine = Engine("replaced")
+        #expect(workshop.engine.label == "replaced")
+        workshop.spare = Engine("set before first use")
+        #expect(workshop.spare.label == "set before first use", "nothing is resolved for a set property")
+        workshop.spare = Engine("set again")
+        #expect(workshop.spare.label == "set again")
+    }
+
+    @Test func theProcessWideRootRegistersItsServicesOnFirstUseOnce() throws {
+        let root = Container.current
+        #expect(try root.resolve(SelfRegistered.self) === (try root.resolve(SelfRegistered.self)))
+        #expect(rootRegistrations.value == 1)
+        #expect(!Container().isRegistered(SelfRegistered.self), "only the process-wide root registers itself")
+        let child = root.makeChild()
+        #expect(child.isRegistered(SelfRegistered.self))
+    }
+
     // MARK: Container.current
 
     @Test func currentDefaultsToOneProcessWideRootContainer() {

@@ -102,4 +102,15 @@ private struct Greeter: Greeting {
         #expect(try child.resolve((any Reading).self) === original)
         #expect(try child.resolve(Store.self) !== original)
     }
+
+    @Test func printingAContainerShowsAForwardWithTheScopeOfItsTarget() {
+        let container = Container()
+        container.register(Store.self) { _ in Store() }
+            .inObjectScope(.permanent)
+            .implements((any Reading).self)
+        let printed = String(describing: container)
+        #expect(printed.contains("Store [permanent]"))
+        #expect(printed.contains("Reading [permanent, forwards to Store]"), "printed:\n\(printed)")
+        #expect(!printed.contains("transient"))
+    }
 }

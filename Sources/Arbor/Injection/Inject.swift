@@ -17,10 +17,17 @@
 /// A property wrapper cannot throw: if the service cannot be resolved, the program stops with a message that names
 /// the type that declares the property, the file and line of the declaration, and the ``ResolutionError``'s
 /// description. Use ``LazyInject`` and its projected `Lazy` to handle a failure yourself.
+///
+/// The property may be a `var` that its owner — or a test — sets later, like any other stored property:
+///
+/// ```swift
+/// let model = CarViewModel()
+/// model.engine = TestEngine()   // the wrapper stores the new value
+/// ```
 @propertyWrapper
 public struct Inject<Service> {
-    /// The resolved service.
-    public let wrappedValue: Service
+    /// The resolved service, or the value assigned since.
+    public var wrappedValue: Service
 
     /// Resolves the service registered under `name`, with no runtime arguments, from ``Container/current``.
     ///

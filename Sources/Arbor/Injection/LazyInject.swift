@@ -21,9 +21,17 @@
 /// ```swift
 /// if let exporter = try? $exporter.instance { … }
 /// ```
+///
+/// A `var` can be set, like any stored property: the value assigned replaces the service, resolved or not, and
+/// nothing is resolved for it any more.
+///
+/// ```swift
+/// let screen = ReportScreen()
+/// screen.exporter = TestExporter()   // the captured container is never asked
+/// ```
 @propertyWrapper
 public struct LazyInject<Service>: Sendable {
-    private let lazy: Lazy<Service>
+    private var lazy: Lazy<Service>
     /// Where it was declared, for the failure message.
     let site: InjectionSite
 
@@ -77,7 +85,8 @@ public struct LazyInject<Service>: Sendable {
 
     /// The service, resolved on the first access.
     public var wrappedValue: Service {
-        site.resolve { try lazy.instance }
+        get { site.resolve { try lazy.instance } }
+        set { lazy = Lazy(holding: newValue) }
     }
 
     /// The ``Lazy`` behind the property: read `try $property.instance` to handle a failure instead of stopping.

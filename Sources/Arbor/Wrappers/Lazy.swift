@@ -45,6 +45,11 @@ public final class Lazy<Service>: @unchecked Sendable {
     /// used `Lazy` no longer keeps the container (or the resolution) it came from alive.
     private let state: Protected<State>
 
+    /// A `Lazy` that is resolved already: what a ``LazyInject`` holds once its property was set.
+    init(holding service: Service) {
+        state = .make(.resolved(service))
+    }
+
     init(resolve: @escaping () throws -> Service) {
         state = .make(.pending(resolve))
     }
