@@ -217,6 +217,53 @@ extension Container {
 }
 
 extension Container {
+    /// Drops the instance this container keeps for one service — its permanent or weak instance, or its own
+    /// per-container instance — and runs the registration's `onRelease` hooks on it; the next resolve builds a new
+    /// one. Every other instance stays, and so does the registration.
+    ///
+    /// ```swift
+    /// container.resetInstance(of: UserSession.self)              // at logout: the next resolve starts a new session
+    /// container.resetInstance(of: Database.self, name: "replica")
+    /// ```
+    ///
+    /// It resets the registrations of `serviceType` under `name`, with any argument types, that this container
+    /// holds, and — for a per-container service registered here or in an ancestor — this container's own instance of
+    /// it. A type forwarded with ``Registration/implements(_:name:)`` resets the registration it forwards to.
+    ///
+    /// In a child, an ancestor's instance is never touched, also when the child resolves it from there: a test's child
+    /// resetting a service leaves the app's instance alone. Call it on the container that holds the registration to
+    /// reset what every descendant shares. An instance being built while you reset is kept once it is finished, as
+    /// with ``resetObjectScope(_:)``.
+    public func resetInstance<Service>(of serviceType: Service.Type, name: String? = nil) {
+        let matches = { (key: ServiceKey) in key.serviceType == serviceType && key.name == name }
+        var storages: [InstanceStorage] = []
+        var perContainerIdentities: Set<Int> = []
+        var container: Container? = self
+        while let current = container {
+            let isSelf = current === self
+            current.registry.withLock { registry in
+                registry.entries.forEach { entry in
+                    guard matches(entry.key) else { return }
+                    let target = entry.forwardTarget.flatMap { registry.entries[$0] } ?? entry
+                    if target.storageKind == .perContainer {
+                        perContainerIdentities.insert(target.identity)
+                    } else if isSelf, let storage = target.storage {
+                        storages.append(storage)
+                    }
+                }
+            }
+            container = current.parent
+        }
+        if !perContainerIdentities.isEmpty {
+            registry.withLock { registry in
+                for identity in perContainerIdentities {
+                    if let storage = registry.perContainer[identity] { storages.append(storage) }
+                }
+            }
+        }
+        ReleasedInstance.run(storages.compactMap { $0.release() })
+    }
+
     /// Closes the container and its descendants: drops the instances they hold, runs the registrations'
     /// ``Registration/onRelease(_:)-21slw`` hooks on them, newest instance first, and makes every later `resolve` from
     /// them throw ``ResolutionError/Reason/containerClosed``. `async` release hooks start in a task of their own, in
