@@ -288,6 +288,10 @@ public final class Container: Resolver, @unchecked Sendable {
             // The lock orders this with other registrations; threads that look without it read the word.
             registeredTypes.store(registeredTypes.load() | Self.typeBit(of: entry.key.serviceType))
             let replaced = registry.entries.insert(entry)
+            if let replaced {
+                // A name registered again keeps its place in `resolveAll`'s order.
+                registry.firstRegistered[entry.key] = registry.firstRegistered[entry.key] ?? replaced.identity
+            }
             return (
                 replaced, Retirement(replaced?.storage), registry.isLookedUp, !registry.children.isEmpty
             )
@@ -382,6 +386,7 @@ public final class Container: Resolver, @unchecked Sendable {
     func removeEntries(where shouldRemove: (ServiceKey) -> Bool) {
         let (removed, retirement) = registry.withLock { registry in
             let removed = registry.entries.removeAll(where: shouldRemove)
+            for entry in removed { registry.firstRegistered[entry.key] = nil }
             return (removed, Retirement(removed.compactMap(\.storage)))
         }
         guard !removed.isEmpty else { return }
@@ -513,6 +518,9 @@ struct Registry {
     /// (``ObjectScope/perContainer``).
     var perContainer = PerContainerStorages()
     var pruneKeptResolutionsAt = 16
+    /// The identity of the first registration under a key registered again since, which `resolveAll` orders it by;
+    /// a key registered once is ordered by its registration's identity.
+    var firstRegistered: [ServiceKey: Int] = [:]
 }
 
 /// What watches a container's resolutions: leak trackers, and `validate()`'s observer. Immutable: a change makes a

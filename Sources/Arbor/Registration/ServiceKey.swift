@@ -64,7 +64,8 @@ public struct ServiceKey: Hashable, Sendable, CustomStringConvertible {
         var details: [String] = []
         if let name { details.append("name: \(String(reflecting: name))") }
         if hasArguments { details.append("arguments: \(argumentList)") }
-        let type = String(describing: serviceType)
+        let type =
+            (serviceType as? any DescribedInErrors.Type)?.descriptionInErrors ?? String(describing: serviceType)
         return details.isEmpty ? type : "\(type)(\(details.joined(separator: ", ")))"
     }
 
@@ -74,4 +75,10 @@ public struct ServiceKey: Hashable, Sendable, CustomStringConvertible {
         guard text.hasPrefix("("), text.hasSuffix(")") else { return text }
         return String(text.dropFirst().dropLast())
     }
+}
+
+/// A service type Arbor resolves for one of its own calls, which a key describes in the words of that call rather
+/// than by the type's name.
+protocol DescribedInErrors {
+    static var descriptionInErrors: String { get }
 }
