@@ -16,6 +16,21 @@ struct ArborAdapter: LibraryAdapter {
         return { try container.resolve(AppRoot.self) }
     }
 
+    func autoregisteredGraph10() throws -> (() throws -> AppRoot)? {
+        let container = Container(defaultScope: .graph)
+        container.autoregister(TokenCache.self, initializer: TokenCache.init)
+        container.autoregister(Database.self, initializer: Database.init)
+        container.autoregister(Tokenizer.self, initializer: Tokenizer.init)
+        container.autoregister(Ranker.self, initializer: Ranker.init)
+        container.autoregister(AuthClient.self, initializer: AuthClient.init)
+        container.autoregister(Store.self, initializer: Store.init)
+        container.autoregister(SearchIndex.self, initializer: SearchIndex.init)
+        container.autoregister(Session.self, initializer: Session.init)
+        container.autoregister(Catalog.self, initializer: Catalog.init)
+        container.autoregister(AppRoot.self, initializer: AppRoot.init)
+        return { try container.resolve(AppRoot.self) }
+    }
+
     func singletonHit() throws -> () throws -> Configuration {
         let container = Container()
         container.register(Configuration.self) { _ in Configuration() }.inObjectScope(.permanent)

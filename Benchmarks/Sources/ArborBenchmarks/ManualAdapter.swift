@@ -10,6 +10,11 @@ struct ManualAdapter: LibraryAdapter {
         { Self.makeAppRoot() }
     }
 
+    /// Hand-written code has nothing to autoregister: the baseline is `graph10`'s.
+    func autoregisteredGraph10() throws -> (() throws -> AppRoot)? {
+        graph10()
+    }
+
     func singletonHit() -> () throws -> Configuration {
         let configuration = Configuration()
         return { configuration }

@@ -63,6 +63,10 @@ protocol LibraryAdapter {
         holding: AnyObject, operation: @Sendable () throws -> BufferPanel
     )
 
+    /// `graph10` with every registration made by the library's autoregistration (the initialiser named, its
+    /// parameters resolved by type); `nil` where the library has none. The hand-written baseline is `graph10`'s.
+    func autoregisteredGraph10() throws -> (() throws -> AppRoot)?
+
     /// `graph10` in `async` code, every object built by an `async` factory (`AsyncConstruction`); `nil` where the
     /// library has no `async` factories.
     func asyncGraph10() throws -> (@Sendable () async throws -> AppRoot)?
@@ -72,6 +76,7 @@ protocol LibraryAdapter {
 }
 
 extension LibraryAdapter {
+    func autoregisteredGraph10() throws -> (() throws -> AppRoot)? { nil }
     func asyncGraph10() throws -> (@Sendable () async throws -> AppRoot)? { nil }
     func asyncResolveOfSync() throws -> (@Sendable () async throws -> AppRoot)? { nil }
 }
@@ -98,6 +103,12 @@ func allScenarios() -> [Scenario] {
         .resolving(
             "graph_10", expecting: .newInstances, check: { $0.sharesStore }
         ) { try $0.graph10() },
+        .resolving(
+            "autoregistered_graph_10", expecting: .newInstances, check: { $0.sharesStore }
+        ) { library in
+            guard let operation = try library.autoregisteredGraph10() else { throw NotSupported() }
+            return operation
+        },
         .resolving("singleton_hit", expecting: .sameInstance) { try $0.singletonHit() },
         .resolving(
             "arguments_2", expecting: .newInstances, check: { $0.name == "Ann" && $0.times == 3 }
