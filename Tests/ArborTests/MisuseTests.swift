@@ -95,6 +95,24 @@ import Testing
         #expect(resolutionError { try container.resolve(Provider<MUEngine>.self) }?.kind == .notRegistered)
     }
 
+    @Test func anArrayOfAServiceIsNotEveryRegistrationAndTheErrorSaysWhatIs() throws {
+        let container = Container()
+        container.register(MUEngine.self, name: "a") { _ in MUEngine() }
+        let error = try #require(resolutionError { try container.resolve([MUEngine].self) })
+        #expect(error.kind == .notRegistered)
+        #expect("\(error)".contains("For every registration of MUEngine, call resolveAll(MUEngine.self)."))
+        #expect(try container.resolveAll(MUEngine.self).count == 1)
+    }
+
+    @Test func autoregisteringAnArgumentTheInitializerDoesNotTakeThrowsSayingSo() throws {
+        let container = Container()
+        container.autoregister(MUEngine.self, arguments: Int.self, initializer: MUEngine.init)
+        let error = try #require(resolutionError { try container.resolve(MUEngine.self, arguments: 1) })
+        let text = "\(error)"
+        #expect(text.contains("MUEngine was autoregistered with the runtime argument type Int"))
+        #expect(text.contains("Name only argument types the initializer takes, or register it with a factory."))
+    }
+
     // MARK: Cycles and depth
 
     @Test func aCycleShowsItAndSuggestsInitCompleted() throws {

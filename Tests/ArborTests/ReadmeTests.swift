@@ -43,6 +43,10 @@ private enum ReadmeTour {
 
     final class FeedView {}
 
+    protocol Plugin: Sendable { var name: String { get } }
+    struct SpellingPlugin: Plugin { let name = "spelling" }
+    struct GrammarPlugin: Plugin { let name = "grammar" }
+
     struct DatabaseConfig: Sendable {}
     final class Database: Sendable {
         init(config: DatabaseConfig) {}
@@ -82,6 +86,24 @@ private enum ReadmeTour {
             #expect(inferred.engine === car.engine)
             #expect(greeter.name == "Ann" && greeter.times == 3)
             #expect(try container.resolve(Clock.self) is SystemClock)
+        }
+
+        @Test func lessWiring() throws {
+            // README: Less wiring: autoregistration and collections
+            let container = Container()
+            container.register(Engine.self) { _ in V8() }.inObjectScope(.permanent)
+            container.autoregister(Car.self, initializer: Car.init)  // each parameter resolved by its type
+            container.register(Plugin.self, name: "spelling") { _ in SpellingPlugin() }
+            container.register(Plugin.self, name: "grammar") { _ in GrammarPlugin() }
+
+            let car = try container.resolve(Car.self)
+            let plugins = try container.resolveAll(Plugin.self)  // spelling, then grammar
+            container.resetInstance(of: Engine.self)  // drops the permanent V8: the next resolve builds a new one
+            // README end
+
+            #expect(car.engine is V8)
+            #expect(plugins.map(\.name) == ["spelling", "grammar"])
+            #expect(try container.resolve(Car.self).engine !== car.engine)
         }
 
         @Test func overrideInAChild() throws {

@@ -12,7 +12,7 @@ extension Container {
     /// unnamed, without runtime arguments — so a parameter of type `Engine?` gets `nil` when no `Engine` is
     /// registered, and `Lazy<Engine>` a `Lazy`. A parameter nothing is registered for throws
     /// ``ResolutionError/Reason/notRegistered`` with the path, like any factory's. For a named dependency, write the
-    /// factory. Scopes, names and hooks are those of ``register(_:name:factory:)-5n5gr``:
+    /// factory. Scopes, names and hooks are those of ``register(_:name:factory:)-2x2iw``:
     ///
     /// ```swift
     /// container.autoregister(Engine.self, name: "v8", initializer: V8.init).inObjectScope(.permanent)
@@ -38,7 +38,7 @@ extension Container {
     /// ```
     ///
     /// The registration is an `async` factory's: resolve it with `try await` (see
-    /// ``register(_:name:factory:)-3osvm``).
+    /// ``register(_:name:factory:)-9ap7z``).
     @_alwaysEmitIntoClient
     @discardableResult
     public func autoregister<Service, each Parameter>(
@@ -61,8 +61,8 @@ extension Container {
     /// container.autoregister(FeedViewModel.self, initializer: FeedViewModel.init)
     /// ```
     ///
-    /// The registration is a main-actor factory's (see ``register(_:name:factory:)-9xy0a``): built where it is
-    /// resolved on the main actor, or with `try await` from anywhere.
+    /// The registration is a main-actor factory's, as `register` makes for a `{ @MainActor r in … }` closure: built
+    /// where it is resolved on the main actor, or with `try await` from anywhere.
     @_alwaysEmitIntoClient
     @discardableResult
     public func autoregister<Service: Sendable, each Parameter>(
@@ -88,7 +88,7 @@ extension Container {
     ///
     /// Each argument goes to the first parameter, from the left, of exactly its type that has no argument yet; an
     /// `Int` argument does not fill an `Int?` parameter. The arguments are the registration's key, as with
-    /// ``register(_:name:factory:)-8s2vc``: resolve with arguments of these types, in this order. An argument type
+    /// ``register(_:name:factory:)-8wz6i``: resolve with arguments of these types, in this order. An argument type
     /// the initializer has no parameter for is a mistake the compiler cannot see: every resolve of the registration
     /// throws ``ResolutionError/Reason/factoryFailed(_:)`` saying which.
     @_alwaysEmitIntoClient

@@ -1,5 +1,5 @@
 /// Which runtime argument each parameter of an autoregistered initializer gets, worked out once when it is
-/// registered (see ``Container/autoregister(_:name:arguments:_:initializer:)-1q5ba``): each argument goes to the first
+/// registered (see ``Container/autoregister(_:name:arguments:_:initializer:)-1ek2e``): each argument goes to the first
 /// parameter, from the left, of exactly its type that has none yet; the other parameters are resolved.
 @usableFromInline
 struct ArgumentPlan: Sendable {

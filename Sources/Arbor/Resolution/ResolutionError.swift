@@ -122,6 +122,10 @@ public struct ResolutionError: Error, CustomStringConvertible {
                 lines.append("  Register it, e.g. \(registrationExample),")
                 lines.append("  or ask for one of the registrations above (same name, same argument types).")
             }
+            if let array = key.serviceType as? any ArrayOfServices.Type, !key.hasArguments {
+                lines.append(
+                    "  For every registration of \(array.elementType), call resolveAll(\(array.elementType).self).")
+            }
         case .circularDependency:
             lines.append("Arbor could not resolve \(key): circular dependency \(Self.describe(cycle)).")
             lines.append("  path: \(Self.describe(path))")

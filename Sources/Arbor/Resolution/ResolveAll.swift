@@ -32,7 +32,7 @@ extension Resolver {
     }
 
     /// Resolves every registration of `serviceType` without runtime arguments that this resolver sees, in `async`
-    /// code: the same collection as the synchronous ``resolveAll(_:)``, whose elements' factories may be `async`.
+    /// code: the same collection as the synchronous ``Resolver/resolveAll(_:)-9w5z1``, whose elements' factories may be `async`.
     ///
     /// ```swift
     /// let checks = try await container.resolveAll(HealthCheck.self)
@@ -43,7 +43,7 @@ extension Resolver {
 }
 
 /// Every registration of `Element` without runtime arguments that a container sees, resolved: what
-/// ``Resolver/resolveAll(_:)`` resolves.
+/// ``Resolver/resolveAll(_:)-9w5z1`` resolves.
 ///
 /// It is a derived service (see ``DerivedService``), so it joins the resolution that asks for it: each element is
 /// built by its own registration's rules, within that resolution, at the depth the collection was asked for. An
@@ -92,6 +92,16 @@ extension AllRegistrations: AsyncDerivedService {
         }
         return AllRegistrations(elements: elements)
     }
+}
+
+/// An array type, whose `.notRegistered` error points at `resolveAll`: a user who asks for `[Plugin]` may mean
+/// every `Plugin`.
+protocol ArrayOfServices {
+    static var elementType: Any.Type { get }
+}
+
+extension Array: ArrayOfServices {
+    static var elementType: Any.Type { Element.self }
 }
 
 extension Container {
