@@ -21,6 +21,10 @@ let examples: [(name: String, summary: String, run: () throws -> Void)] = [
         "checkout-session", "a session container validated, drawn as a dependency graph, and closed on logout",
         CheckoutSession.run
     ),
+    (
+        "editor-plugins", "plugins resolved with resolveAll, an autoregistered editor, a child that swaps one, a reset",
+        EditorPlugins.run
+    ),
 ]
 
 /// What an example throws when one of its checks fails.
