@@ -39,6 +39,12 @@ extension Resolution {
 
     /// Where `key` is registered now, read under the registries' locks even if the cache has an answer: after a
     /// change the cache may not have seen yet.
+    ///
+    /// Never inlined: every resolve calls it, rarely (after a registration changed under it), and inlined into them it
+    /// made their frames several times larger (measured in a release build: a chain of permanent services with hooks
+    /// took 1.5 KB of stack a level and ran out of a 256 KB stack at 175 levels, before the depth limit of 200).
+    /// Whether the optimiser inlines it otherwise depends on what else the module holds.
+    @inline(never)
     func findUncached(_ key: ServiceKey, in container: Container) -> Found? {
         withCache { container.lookUpAndRemember(key, in: $0, uncached: true).found }
     }
