@@ -208,3 +208,37 @@ private final class UncheckedBox<Value>: @unchecked Sendable {
     let value: Value
     init(_ value: Value) { self.value = value }
 }
+
+// `resolveAll`, synchronous and `async`, while another thread unregisters and registers plugins again: it never
+// throws for a plugin that went away in between, and lists each name at most once.
+@Suite struct ResolveAllRaceTests {
+    @Test func aPluginUnregisteredWhileTheCollectionIsResolvedIsLeftOut() async throws {
+        let container = Container()
+        let names = (0..<8).map { "p\($0)" }
+        for name in names {
+            container.register((any APlugin).self, name: name) { _ in NamedPlugin(name) }
+        }
+        let rounds = 2_000
+        async let churn: Void = Task.detached {
+            for round in 0..<rounds {
+                let name = names[round % names.count]
+                container.unregister((any APlugin).self, name: name)
+                container.register((any APlugin).self, name: name) { _ in NamedPlugin(name) }
+            }
+        }.value
+        var collections = 0
+        for round in 0..<rounds {
+            let plugins =
+                round.isMultiple(of: 2)
+                ? try synchronously { try container.resolveAll((any APlugin).self) }
+                : try await container.resolveAll((any APlugin).self)
+            let found = plugins.map(\.id)
+            #expect(Set(found).count == found.count, "each name once: \(found)")
+            #expect(found.count >= names.count - 1, "at most the one being replaced is missing: \(found)")
+            collections += 1
+        }
+        await churn
+        #expect(collections == rounds)
+        #expect(try await container.resolveAll((any APlugin).self).count == names.count)
+    }
+}

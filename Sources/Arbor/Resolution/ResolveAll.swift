@@ -19,7 +19,7 @@ extension Resolver {
     /// - Lifetimes: each element is resolved by its own registration's scope. From a factory's resolver the
     ///   elements join that resolution: they share its graph, count towards its depth and are checked for cycles.
     /// - Nothing registered: an empty array. An element that fails to resolve throws its ``ResolutionError``, with
-    ///   its path.
+    ///   its path. A registration another thread removes while the collection is being resolved is left out.
     ///
     /// `Lazy` and `Provider` wrap one registration; for a lazily resolved collection, register the array:
     ///
@@ -69,9 +69,23 @@ extension AllRegistrations: DerivedService {
         var elements: [Element] = []
         elements.reserveCapacity(names.count)
         for name in names {
-            elements.append(try resolution.resolve(Element.self, name: name, depth: depth))
+            do {
+                elements.append(try resolution.resolve(Element.self, name: name, depth: depth))
+            } catch let error as ResolutionError where wasRemoved(name, error) {
+                continue
+            }
         }
         return AllRegistrations(elements: elements)
+    }
+}
+
+extension AllRegistrations {
+    /// Whether `error` says that the registration under `name` is gone: unregistered on another thread after the
+    /// names were read. The collection is then the one seen a moment later, without it. (A dependency of the element
+    /// that is not registered is another key, and still throws.)
+    static func wasRemoved(_ name: String?, _ error: ResolutionError) -> Bool {
+        guard case .notRegistered = error.reason else { return false }
+        return error.key == ServiceKey(serviceType: Element.self, name: name, argumentsType: Void.self)
     }
 }
 
@@ -86,9 +100,13 @@ extension AllRegistrations: AsyncDerivedService {
         for name in names {
             let elementKey = ServiceKey(serviceType: Element.self, name: name, argumentsType: Void.self)
             let found = resolution.find(elementKey, in: resolution.state.value.context)
-            let element: Element = try await resolution.resolveAsync(
-                elementKey, found: found, depth: depth, arguments: nil)
-            elements.append(element)
+            do {
+                let element: Element = try await resolution.resolveAsync(
+                    elementKey, found: found, depth: depth, arguments: nil)
+                elements.append(element)
+            } catch let error as ResolutionError where wasRemoved(name, error) {
+                continue
+            }
         }
         return AllRegistrations(elements: elements)
     }
