@@ -236,6 +236,39 @@ private struct AFailure: Error {}
         #expect(try await container.resolve(ANode.self, name: "permanent") === root.children[0])
     }
 
+    // `try await r.resolve()` in an `async` factory awaits a plain dependency's factory in its own frame
+    // (AsyncPlainPath.swift): the same errors, paths, graph sharing and clean state as through the requirement.
+    @Test func aDependencyAwaitedInTheFactorysOwnFrameKeepsTheResolvesRules() async throws {
+        let container = Container()
+        let failing = Counter()
+        container.register(ANode.self, name: "shared") { _ async in ANode("shared") }.inObjectScope(.graph)
+        container.register(ANode.self, name: "flaky") { r async throws in
+            let shared: ANode = try await r.resolve(name: "shared")
+            if failing.increment() == 1 { throw AFailure() }
+            return ANode("flaky", children: [shared])
+        }
+        .inObjectScope(.transient)
+        container.register(ANode.self, name: "root") { r async throws in
+            ANode(
+                "root",
+                children: [try await r.resolve(name: "shared"), try await r.resolve(ANode.self, name: "flaky")])
+        }
+        let error = try await #require(asyncResolutionError { try await container.resolve(ANode.self, name: "root") })
+        #expect(error.kind == .factoryFailed)
+        #expect(error.path.map(\.name) == ["root", "flaky"], "the failing dependency's path")
+        let root = try await container.resolve(ANode.self, name: "root")
+        #expect(root.children[0] === root.children[1].children[0], "one graph instance, awaited in two factories")
+        let other = try await container.resolve(ANode.self, name: "root")
+        #expect(other.children[0] !== root.children[0], "a new graph for the next resolve")
+
+        container.register(ANode.self, name: "self") { r async throws in
+            ANode("self", children: [try await r.resolve(name: "self")])
+        }
+        let cycle = try await #require(asyncResolutionError { try await container.resolve(ANode.self, name: "self") })
+        #expect(cycle.kind == .circularDependency)
+        #expect(cycle.path.map(\.name) == ["self", "self"])
+    }
+
     @Test func aChildsOverrideReachesGraphServicesButNotThePermanentOnesItsParentOwns() async throws {
         let app = Container()
         app.register(AConfig.self) { _ in AConfig(url: "db://app") }

@@ -79,7 +79,7 @@ enum MainQueueMarker {
 /// awaits.
 @usableFromInline
 final class AsyncNullaryEntry<Produced>: NullaryEntry<Produced>, @unchecked Sendable {
-    let asyncFactory: @Sendable (any Resolver) async throws -> Produced
+    @usableFromInline let asyncFactory: @Sendable (any Resolver) async throws -> Produced
 
     init(
         key: ServiceKey,
@@ -115,6 +115,13 @@ final class AsyncNullaryEntry<Produced>: NullaryEntry<Produced>, @unchecked Send
 
     /// Awaits the factory of `entry`, an `AsyncNullaryEntry<Produced>`: a reinterpretation, like
     /// `NullaryEntry.build`. Call only for an entry whose kind is not ``FactoryKind/synchronous``.
+    /// Inlined into the `async` conveniences (AsyncPlainPath.swift), where `Produced` is concrete.
+    @inlinable
+    @inline(__always)
+    static func asyncFactory(of entry: ServiceEntry) -> @Sendable (any Resolver) async throws -> Produced {
+        unsafeDowncast(entry, to: AsyncNullaryEntry<Produced>.self).asyncFactory
+    }
+
     @inline(__always)
     static func buildAsync(_ entry: ServiceEntry, _ resolver: any Resolver) async throws -> Produced {
         try await unsafeDowncast(entry, to: AsyncNullaryEntry<Produced>.self).asyncFactory(resolver)

@@ -181,37 +181,27 @@ extension Resolution {
         }
         let found = find(key, in: state.value.context)
         let depth = state.value.depth + 1
-        guard let found, found.isPlain, found.factoryKind != .synchronous, takesFastPath(found) else {
+        guard let found, isAsyncPlain(found) else {
             return try await resolveOutOfLine(key, found: found, depth: depth)
         }
-        // `resolvePlain` for an `async` factory — a transient or graph-scoped registration without runtime arguments,
-        // while nothing watches — written out in the resolve's own frame: each `async` function a nested resolve
-        // passes through allocates a frame from the task (measured: an `async` graph of ten took 34,700 instructions
-        // through the rules, 30,850 with this path in a function of its own, 28,000 here).
-        guard depth <= state.value.maxDepth else { throw depthLimitError(key) }
-        let slot = GraphSlot(registration: found.identity, context: state.value.context)
-        let isGraph = found.shape == .graph
-        if isGraph, let position = state.value.graph.position(of: slot) {
+        // The plain path, written out in the resolve's own frame: each `async` function a nested resolve passes
+        // through allocates a frame from the task (measured: an `async` graph of ten took 34,700 instructions through
+        // the rules, 30,850 with this path in a function of its own, 28,000 here). See AsyncPlainPath.swift.
+        switch try beginAsyncPlain(found, key: key, depth: depth) {
+        case .inGraph(let position):
             return state.value.graph.instance(at: position, as: Service.self)
+        case .build(let build):
+            let instance: Service
+            do {
+                instance = try await AsyncNullaryEntry<Service>.asyncFactory(of: build.entry)(self)
+            } catch {
+                throw failAsyncPlain(error, build)
+            }
+            finishAsyncPlain(instance, build)
+            return instance
+        case .general:
+            return try await resolveOutOfLine(key, found: found, depth: depth)
         }
-        let entry = found.entry
-        let outerDepth = try enter(
-            Frame(entry: entry, slot: slot, storage: isGraph ? .graph : .none), key: key, depth: depth)
-        let instance: Service
-        do {
-            instance = try await AsyncNullaryEntry<Service>.buildAsync(entry.object, self)
-            rebind()
-            leave(toDepth: outerDepth)
-        } catch {
-            rebind()
-            leave(toDepth: outerDepth)
-            throw factoryError(error, key: key)
-        }
-        let position = isGraph ? state.value.graph.add(instance, for: slot) : nil
-        if found.hasHooks {
-            queueHooks(of: entry, instance: instance, depth: depth, graphPosition: position, builtLast: true)
-        }
-        return instance
     }
 
     /// `resolveAsync`, for what the `async` resolve's own path does not build, in a frame of its own: inlined, the
