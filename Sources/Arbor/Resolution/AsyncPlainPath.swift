@@ -62,6 +62,23 @@ func asyncPlainGraphInstance<Service>(_ resolver: any Resolver, at position: Int
     unsafeDowncast(resolver, to: Resolution.self).state.value.graph.instance(at: position, as: Service.self)
 }
 
+/// Awaits the factory of a build the plain path began, in the caller's frame, and ends the build: what both the
+/// inlined conveniences and the resolution's own `async` resolve do with `.build`.
+@inlinable
+@inline(__always)
+func awaitAsyncPlainBuild<Service>(
+    _ resolver: any Resolver, _ build: AsyncPlainBuild, as _: Service.Type
+) async throws -> Service {
+    let instance: Service
+    do {
+        instance = try await AsyncNullaryEntry<Service>.asyncFactory(of: build.entry)(resolver)
+    } catch {
+        throw failAsyncPlainResolve(resolver, error, build)
+    }
+    finishAsyncPlainResolve(resolver, instance, build)
+    return instance
+}
+
 /// Ends a build `beginAsyncPlainResolve` began, whose factory returned `instance`.
 @usableFromInline
 func finishAsyncPlainResolve<Service>(_ resolver: any Resolver, _ instance: Service, _ build: AsyncPlainBuild) {

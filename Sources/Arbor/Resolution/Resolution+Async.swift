@@ -191,15 +191,8 @@ extension Resolution {
         case .inGraph(let position):
             return state.value.graph.instance(at: position, as: Service.self)
         case .build(let build):
-            let instance: Service
-            do {
-                instance = try await AsyncNullaryEntry<Service>.asyncFactory(of: build.entry)(self)
-            } catch {
-                throw failAsyncPlain(error, build)
-            }
-            finishAsyncPlain(instance, build)
-            return instance
-        case .general:
+            return try await awaitAsyncPlainBuild(self, build, as: Service.self)
+        case .general:  // Only the conveniences' entry point answers it.
             return try await resolveOutOfLine(key, found: found, depth: depth)
         }
     }

@@ -118,8 +118,7 @@ extension Resolver {
     /// The `async` requirement, with the plain path's factory awaited here, in the frame of the factory that calls
     /// this: for the resolver an `async` factory receives, a dependency built by an `async` factory costs that
     /// factory's frame and no other (measured: `async_graph_10`, 26,400 instructions through the requirement, 20,300
-    /// here).
-    /// Anything else, and any other resolver, takes the requirement. See AsyncPlainPath.swift.
+    /// here). Anything else, and any other resolver, takes the requirement. See AsyncPlainPath.swift.
     @inlinable
     @inline(__always)
     func resolveInline<Service>(_ serviceType: Service.Type, name: String?) async throws -> Service {
@@ -127,14 +126,7 @@ extension Resolver {
         case .inGraph(let position):
             return asyncPlainGraphInstance(self, at: position, as: serviceType)
         case .build(let build):
-            let instance: Service
-            do {
-                instance = try await AsyncNullaryEntry<Service>.asyncFactory(of: build.entry)(self)
-            } catch {
-                throw failAsyncPlainResolve(self, error, build)
-            }
-            finishAsyncPlainResolve(self, instance, build)
-            return instance
+            return try await awaitAsyncPlainBuild(self, build, as: serviceType)
         case .general:
             return try await resolve(serviceType, name: name)
         }
