@@ -40,24 +40,20 @@ private final class WNode: @unchecked Sendable {
         }
         .inObjectScope(.permanent)
 
-        let clock = ContinuousClock()
-        let start = clock.now
         let instances = try await withThrowingTaskGroup(of: WSlow.self) { group in
             for _ in 0..<1_000 {
                 group.addTask { try await container.resolve(WSlow.self) }
             }
             return try await group.reduce(into: [WSlow]()) { $0.append($1) }
         }
-        let elapsed = clock.now - start
         #expect(instances.count == 1_000)
         #expect(instances.allSatisfy { $0 === instances[0] }, "every task got the one instance")
         #expect(builds.value == 1, "the factory ran \(builds.value) times")
         #expect(waiting.mostSuspended >= 999, "at most \(waiting.mostSuspended) tasks were seen suspended")
         #expect(waiting.mostBlocked == 0, "\(waiting.mostBlocked) threads were seen blocked")
-        // On an idle machine this takes about 0.1 s (the factory's 50 ms and the waits). The tests of other suites run
-        // beside it on the same cooperative threads, and can keep them busy for seconds: the bound allows for that,
-        // and still rules out waits taken one after another (1,000 × 50 ms).
-        #expect(elapsed < .seconds(30), "took \(elapsed)")
+        // That the waits overlapped, rather than ran one after another, is what `mostSuspended` shows: 999 tasks were
+        // suspended at one moment. (A bound on the elapsed time said the same less reliably: the suites run side by
+        // side, and on two cores the others can keep the cooperative threads busy for a minute.)
     }
 
     @Test(arguments: [2, 3])

@@ -280,8 +280,10 @@ extension Container {
     ///
     /// Closing is for a child with a lifetime of its own — a session, a request, a test. Ancestors are never
     /// touched. Closing twice does nothing more. A resolution that is running while the container closes finishes,
-    /// and the permanent instance it builds is released at once instead of held. Registering on a closed container
-    /// is allowed but pointless: resolving still throws.
+    /// and the permanent or per-container instance whose factory it is running is released at once instead of held;
+    /// resolutions waiting for that instance throw ``ResolutionError/Reason/containerClosed``, and no factory of the
+    /// container runs again. A resolve that begins after ``isClosed`` returned `true` throws. Registering on a closed
+    /// container is allowed but pointless: resolving still throws.
     public func close() {
         ReleasedInstance.run(closeSubtree())
     }

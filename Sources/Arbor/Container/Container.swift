@@ -401,6 +401,9 @@ public final class Container: Resolver, @unchecked Sendable {
         var (released, children) = registry.withLock { registry in
             guard !registry.isClosed else { return ([ReleasedInstance](), [Container]()) }
             registry.isClosed = true
+            // Under the lock, with the flag: a thread that reads `isClosed` afterwards (under this lock) then finds its
+            // cached look-ups stale, and its resolve throws instead of using them.
+            changed()
             var released: [ReleasedInstance] = []
             released.reserveCapacity(registry.entries.count + registry.perContainer.count)
             registry.entries.forEach { entry in
@@ -410,7 +413,6 @@ public final class Container: Resolver, @unchecked Sendable {
             let children = registry.children.isEmpty ? [] : registry.children.live()
             return (released, children)
         }
-        changed()
         for child in children { released += child.closeSubtree() }
         return released
     }

@@ -4,19 +4,11 @@ internal import ArborPrimitives
 /// suspends instead of blocking its thread, and stops waiting when its task is cancelled.
 ///
 /// A suspended resolution is in `waits` under its own thread identity (``ThreadID/unbound(_:)``), like a blocked
-/// thread, so cycles of waits through `async` resolutions are found and merged as any others; and its continuation is
-/// in `suspended`, which every change a blocked thread is woken for resumes (`wakeWaiters`). Resumed, it looks again
-/// at what it waits for, as a woken thread does.
+/// thread, so cycles of waits through `async` resolutions are found and merged as any others; and it is suspended in
+/// the coordinator's ``WaitLock`` under that identity, which every change a blocked thread is woken for resumes too,
+/// once the lock is released. Resumed, it looks again at what it waits for, as a woken thread does. Its cancellation
+/// handler resumes it alone: the task then sees its cancellation and stops waiting.
 extension CreationCoordinator {
-    /// Wakes every resolution that waits: blocked threads, and suspended `async` resolutions. Call with the lock held.
-    func wakeWaiters() {
-        lock.broadcast()
-        guard !suspended.isEmpty else { return }
-        let resumed = suspended
-        suspended.removeAll()
-        for continuation in resumed { continuation.resume() }
-    }
-
     /// How many resolutions wait now for the instance of `storage`, blocking a thread or suspended: for tests that
     /// check that `async` resolutions never block one.
     func waitingCounts(for storage: InstanceStorage) -> (blocked: Int, suspended: Int) {
@@ -30,20 +22,11 @@ extension CreationCoordinator {
         }
     }
 
-    /// Resumes the suspended `async` resolutions, so that a cancelled one sees its cancellation. Takes the lock.
-    func wakeSuspended() {
-        lock.withLock { wakeWaiters() }
-    }
-
     /// Waits, suspended, until the next change, as `member` waiting for `target`. Call with the lock held; it is held
-    /// again on return. The lock is let go only once the continuation is stored, so no change is missed.
+    /// again on return. The lock is let go only once the task is recorded, so no change is missed.
     private func suspendLocked(_ member: Member, waitingFor target: Target) async {
         waits[member.thread] = Wait(member: member, target: target)
-        await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
-            suspended.append(continuation)
-            lock.unlock()
-        }
-        lock.lock()
+        await lock.suspend(as: member.thread)
         waits[member.thread] = nil
     }
 
@@ -75,7 +58,7 @@ extension CreationCoordinator {
                 }
             }
         } onCancel: {
-            wakeSuspended()
+            lock.resumeIfSuspended(member.thread)
         }
     }
 
@@ -104,14 +87,14 @@ extension CreationCoordinator {
                 case .wait(let target):
                     if Task.isCancelled {
                         ending.outcome = .failed(CancellationError())
-                        break
+                    } else {
+                        await suspendLocked(member, waitingFor: target)
                     }
-                    await suspendLocked(member, waitingFor: target)
                 }
             }
             return finishLocked(ending, group: group, failure: failure)
         } onCancel: {
-            wakeSuspended()
+            lock.resumeIfSuspended(member.thread)
         }
     }
 }

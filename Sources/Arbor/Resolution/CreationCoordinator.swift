@@ -23,7 +23,9 @@ internal import ArborPrimitives
 ///
 /// One lock guards all of it, held only for these short transitions, never while a factory or hook runs. Lock
 /// order: the coordinator's lock, then a container's. Members and waits refer to resolutions by identity and
-/// thread only: a resolution finishes — leaving its group — before it can be reused or freed.
+/// thread only: a resolution finishes — leaving its group — before it can be reused or freed. The lock is a
+/// ``WaitLock``: a change wakes blocked threads at once and resumes suspended tasks only after the lock is released,
+/// and a cancelled task's handler resumes that task alone (see its rule).
 final class CreationCoordinator: @unchecked Sendable {
     static let shared = CreationCoordinator()
 
@@ -49,12 +51,18 @@ final class CreationCoordinator: @unchecked Sendable {
         case claimed
         /// The registration left its container: look the key up again.
         case retired
+        /// The container that keeps the instance was closed, before or while it was built: a closed container builds
+        /// and hands out nothing.
+        case closed
         /// Waiting would never end. The detail says why, when it is not a plain cycle of factories.
         case circular(detail: String?)
         /// A member of the caller's creation group failed: the caller's resolution fails with the same error.
         case failed(any Error)
         /// The caller's task was cancelled while it waited (`acquireAsync` only).
         case cancelled
+        /// The caller runs on the main actor and would block it waiting for a build that an `async` resolution takes
+        /// part in, which may need the main actor to finish (`acquire` only): it throws `.asyncRequired` instead.
+        case wouldBlockMainActor
     }
 
     /// How a member's part in its group ended.
@@ -65,6 +73,9 @@ final class CreationCoordinator: @unchecked Sendable {
         case failed(any Error)
         /// Waiting for the rest of the group would never end (see the type's documentation).
         case wouldDeadlock
+        /// The member runs on the main actor, and an `async` member of its group, which may need the main actor, has
+        /// not finished (`finish` only): the group fails rather than block the main actor.
+        case wouldBlockMainActor
     }
 
     enum Target {
@@ -79,21 +90,25 @@ final class CreationCoordinator: @unchecked Sendable {
         let target: Target
     }
 
-    let lock = Lock()
+    let lock = WaitLock()
     /// What each waiting thread's innermost resolution waits for.
     var waits: [ThreadID: Wait] = [:]
     /// The groups made for resolutions whose solo builds another resolution promoted, until each of those
     /// resolutions joins its group (see `join`).
     private var promotedGroups: [Member: CreationGroup] = [:]
-    /// The `async` resolutions waiting, suspended: every change a waiting thread is woken for resumes them too, and
-    /// each looks again at what it waits for (CreationCoordinator+Async.swift).
-    var suspended: [UnsafeContinuation<Void, Never>] = []
 
     /// Detail of a `.circular` that goes through a resolution nested on one thread.
     static let nestedDetail = """
         The instance is being built by a resolution further down a thread's stack, which waits for this one: a \
         factory or hook called a container's resolve instead of the resolver it was given. Resolve through the \
         resolver to share the instance.
+        """
+
+    /// Detail of an `.asyncRequired` thrown instead of blocking the main actor.
+    static let mainActorDetail = """
+        another task is building it (or something it waits for), and that build may need the main actor, which this \
+        synchronous resolve would block while it waits. Resolve it with `try await` on the main actor: an async \
+        resolve waits suspended, leaving the main actor free.
         """
 
     /// How many threads wait for an instance now: for tests that must start a change only once another thread
@@ -132,16 +147,17 @@ final class CreationCoordinator: @unchecked Sendable {
         if group == nil, let acquisition = acquireSolo(storage, for: member, solo: &solo) { return acquisition }
         var stale: StoredValue?
         defer { withExtendedLifetime(stale) {} }
+        let onMainActor = isOnMainActor()
         lock.lock()
         defer { lock.unlock() }
         join(member, group: &group, solo: &solo)
         while true {
-            switch acquireStep(storage, for: member, group: &group, stale: &stale) {
+            switch acquireStep(storage, for: member, group: &group, stale: &stale, blocksMainActor: onMainActor) {
             case .done(let acquisition):
                 return acquisition
             case .wait(let target):
                 waits[member.thread] = Wait(member: member, target: target)
-                lock.wait()
+                lock.waitBlocking()
                 waits[member.thread] = nil
             }
         }
@@ -161,6 +177,8 @@ final class CreationCoordinator: @unchecked Sendable {
             return .circular(detail: nil)
         case .retired:
             return .retired
+        case .closed:
+            return .closed
         case .unavailable:
             return nil
         }
@@ -173,9 +191,11 @@ final class CreationCoordinator: @unchecked Sendable {
     }
 
     /// One look at `storage` for `acquire`: claim it, share it, or say what to wait for. Call with the lock held,
-    /// after `join`; again after each wait.
+    /// after `join`; again after each wait. `blocksMainActor`: the caller would wait by blocking the main actor's
+    /// thread; it never waits for a build an `async` resolution takes part in (``Acquisition/wouldBlockMainActor``).
     func acquireStep(
-        _ storage: InstanceStorage, for member: Member, group: inout CreationGroup?, stale: inout StoredValue?
+        _ storage: InstanceStorage, for member: Member, group: inout CreationGroup?, stale: inout StoredValue?,
+        blocksMainActor: Bool = false
     ) -> Step<Acquisition> {
         while true {
             let own = group.map(Self.root)
@@ -185,6 +205,8 @@ final class CreationCoordinator: @unchecked Sendable {
                 return .done(.held(instance))
             case .retired:
                 return .done(.retired)
+            case .closed:
+                return .done(.closed)
             case .soloBuilding:
                 promote(storage)
                 continue
@@ -210,8 +232,10 @@ final class CreationCoordinator: @unchecked Sendable {
                 }
             }
             let target = Target.storage(storage, waiterGroup: own)
-            switch findCycle(from: member, waitingFor: target, own: own) {
+            let (cycle, reachesTask) = findCycle(from: member, waitingFor: target, own: own)
+            switch cycle {
             case .none:
+                if blocksMainActor, reachesTask { return .done(.wouldBlockMainActor) }
                 return .wait(target)
             case .throughNesting:
                 return .done(.circular(detail: Self.nestedDetail))
@@ -243,7 +267,7 @@ final class CreationCoordinator: @unchecked Sendable {
         }
         let replaced = lock.withLock {
             storage.isBuilt = true
-            if !waits.isEmpty { wakeWaiters() }
+            if !waits.isEmpty { lock.wakeAll() }
             return storage.built(instance, sequence: Self.nextBuildSequence())
         }
         withExtendedLifetime(replaced) {}
@@ -267,7 +291,7 @@ final class CreationCoordinator: @unchecked Sendable {
             }
             storage.builder = nil
             storage.isBuilt = false
-            wakeWaiters()
+            lock.wakeAll()
             return storage.abandon()
         }
         withExtendedLifetime(dropped) {}
@@ -288,6 +312,7 @@ final class CreationCoordinator: @unchecked Sendable {
         if group == nil, failure == nil, !solo.wasPromoted {
             guard publishSolo(member, solo: &solo) else { return .published }
         }
+        let onMainActor = isOnMainActor()
         lock.lock()
         join(member, group: &group, solo: &solo)
         guard let group else {
@@ -296,12 +321,12 @@ final class CreationCoordinator: @unchecked Sendable {
         }
         var ending = leave(member, group: group, failure: failure)
         while ending.outcome == nil {
-            switch finishStep(member, group: group) {
+            switch finishStep(member, group: group, blocksMainActor: onMainActor) {
             case .done(let outcome):
                 ending.outcome = outcome
             case .wait(let target):
                 waits[member.thread] = Wait(member: member, target: target)
-                lock.wait()
+                lock.waitBlocking()
                 waits[member.thread] = nil
             }
         }
@@ -333,12 +358,19 @@ final class CreationCoordinator: @unchecked Sendable {
     }
 
     /// One look at whether `member`'s group has completed: done, or what to wait for. Call with the lock held.
-    func finishStep(_ member: Member, group: CreationGroup) -> Step<Outcome> {
+    /// `blocksMainActor`: the caller would wait by blocking the main actor's thread, which the group's `async`
+    /// members may need.
+    func finishStep(_ member: Member, group: CreationGroup, blocksMainActor: Bool = false) -> Step<Outcome> {
         let root = Self.root(group)
         guard !root.isComplete else { return .done(.published) }
         let target = Target.completion(root)
-        switch findCycle(from: member, waitingFor: target, own: root) {
+        let (cycle, reachesTask) = findCycle(from: member, waitingFor: target, own: root)
+        switch cycle {
         case .none, .withinGroup, .merge:
+            if blocksMainActor, reachesTask {
+                if root.failure == nil { root.failure = MainActorWait() }
+                return .done(.wouldBlockMainActor)
+            }
             // Nothing waits for a finished member but through its group: any cycle here goes through another
             // member, which finds it when it waits.
             return .wait(target)
@@ -369,7 +401,7 @@ final class CreationCoordinator: @unchecked Sendable {
         group.isComplete = true
         defer {
             group.claims = []
-            wakeWaiters()
+            lock.wakeAll()
         }
         for storage in group.claims {
             storage.builder = nil
@@ -395,7 +427,7 @@ final class CreationCoordinator: @unchecked Sendable {
             group.members = []
             group.claims = []
         }
-        wakeWaiters()
+        lock.wakeAll()
     }
 
     private static func root(_ group: CreationGroup) -> CreationGroup {
@@ -503,8 +535,12 @@ final class CreationCoordinator: @unchecked Sendable {
         let throughNesting: Bool
     }
 
-    /// Follows every chain of waits that would start with `member` waiting for `target`.
-    private func findCycle(from member: Member, waitingFor target: Target, own: CreationGroup?) -> Cycle {
+    /// Follows every chain of waits that would start with `member` waiting for `target`: whether it closes, and
+    /// whether it reaches an `async` resolution (`reachesTask`), which may need any actor to go on.
+    private func findCycle(
+        from member: Member, waitingFor target: Target, own: CreationGroup?
+    ) -> (cycle: Cycle, reachesTask: Bool) {
+        var reachesTask = false
         var throughNesting = false
         var cycleGroups: [CreationGroup] = []
         var closes = false
@@ -531,6 +567,7 @@ final class CreationCoordinator: @unchecked Sendable {
                 groups.append(root)
             }
             for next in members {
+                if next.thread.isUnbound, next.thread != member.thread { reachesTask = true }
                 if next.thread == member.thread {
                     // Back on the waiting member's thread: at the member itself, or at a resolution suspended under
                     // it, which cannot go on before the member does.
@@ -548,13 +585,13 @@ final class CreationCoordinator: @unchecked Sendable {
                 pending.append((wait.target, viaNesting, groups))
             }
         }
-        if throughNesting { return .throughNesting }
-        guard closes else { return .none }
+        if throughNesting { return (.throughNesting, reachesTask) }
+        guard closes else { return (.none, reachesTask) }
         var distinct: [CreationGroup] = own.map { [$0] } ?? []
         for group in cycleGroups.map(Self.root) where !distinct.contains(where: { $0 === group }) {
             distinct.append(group)
         }
-        return distinct.count > 1 ? .merge(distinct) : .withinGroup
+        return (distinct.count > 1 ? .merge(distinct) : .withinGroup, reachesTask)
     }
 }
 
@@ -582,4 +619,10 @@ final class CreationGroup {
 /// The failure of a group one of whose members could only wait forever.
 struct CoordinatorDeadlock: Error, CustomStringConvertible {
     var description: String { CreationCoordinator.nestedDetail }
+}
+
+/// The failure of a group whose member on the main actor would have blocked it waiting for the group's `async`
+/// members.
+struct MainActorWait: Error, CustomStringConvertible {
+    var description: String { CreationCoordinator.mainActorDetail }
 }

@@ -174,6 +174,8 @@ final class InstanceStorage: @unchecked Sendable {
     enum Snapshot {
         case empty
         case retired
+        /// Empty, and the container that keeps it was closed: nothing is built in it any more.
+        case closed
         /// `instance` is `nil` until the builder's factory returned; `isRetired` says that it will be released as
         /// soon as it is published.
         case building(instance: Any?, isRetired: Bool)
@@ -186,16 +188,28 @@ final class InstanceStorage: @unchecked Sendable {
         withLock {
             switch state {
             case .empty:
-                return isRetired ? .retired : .empty
+                return emptySnapshotLocked()
             case .building:
                 if soloBuilder != nil, !isPromoted { return .soloBuilding }
                 return .building(instance: value?.asAny, isRetired: isRetired)
             case .holding:
                 let instance: Any? = retention == .strong ? value?.asAny : weakObject
                 if let instance { return .holding(instance) }
-                return isRetired ? .retired : .empty
+                return emptySnapshotLocked()
             }
         }
+    }
+
+    /// What an empty storage is: closed, retired, or free to claim. Call with the container's lock held.
+    private func emptySnapshotLocked() -> Snapshot {
+        if isClosedLocked { return .closed }
+        return isRetired ? .retired : .empty
+    }
+
+    /// Whether the container that keeps the storage was closed: then nothing is built in it any more, and a build
+    /// that was running when it closed is released when it is published. Call with the container's lock held.
+    private var isClosedLocked: Bool {
+        lock.withValueAssumingLocked { $0.isClosed }
     }
 
     /// Starts a build, if nothing holds or builds the instance: the storage may have changed since the snapshot (a
@@ -209,7 +223,7 @@ final class InstanceStorage: @unchecked Sendable {
             case .holding where retention == .strong || weakObject != nil:
                 return nil
             case .empty, .holding:
-                if isRetired { return nil }
+                if isRetired || isClosedLocked { return nil }
                 state = .building
                 weakObject = nil
                 defer { value = nil }
@@ -244,7 +258,7 @@ final class InstanceStorage: @unchecked Sendable {
         state = .holding
         soloBuilder = nil
         isPromoted = false
-        if isRetired || lock.withValueAssumingLocked({ $0.isClosed }) {
+        if isRetired || isClosedLocked {
             return (nil, releaseLocked())
         }
         guard retention == .weak, let value else { return (nil, nil) }
@@ -285,6 +299,8 @@ final class InstanceStorage: @unchecked Sendable {
         case circular
         /// The registration left its container: look the key up again.
         case retired
+        /// The container that keeps it was closed: the resolve throws `.containerClosed`.
+        case closed
         /// Held, or built by another resolution: ask the coordinator.
         case unavailable
     }
@@ -300,6 +316,7 @@ final class InstanceStorage: @unchecked Sendable {
             case .holding where retention == .strong || weakObject != nil:
                 return .unavailable
             case .empty, .holding:
+                if isClosedLocked { return .closed }
                 if isRetired { return .retired }
                 state = .building
                 weakObject = nil

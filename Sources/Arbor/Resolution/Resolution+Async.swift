@@ -102,6 +102,8 @@ extension Resolution {
             case .published: break
             case .failed(let failure): throw groupFailure(failure, key: key)
             case .wouldDeadlock: throw error(.circularDependency, key: key, detail: CreationCoordinator.nestedDetail)
+            case .wouldBlockMainActor:
+                throw error(.asyncRequired, key: key, detail: CreationCoordinator.mainActorDetail)
             }
         }
         finishAsync()

@@ -57,6 +57,17 @@ extension Resolution {
         return error
     }
 
+    /// `.containerClosed` for `key`, whose instance a closed container would keep.
+    @inline(never)
+    func closedError(_ key: ServiceKey) -> any Error {
+        error(
+            .containerClosed, key: key,
+            detail: """
+                The container that keeps its instance was closed before the instance was published: a closed \
+                container builds nothing and hands nothing out, also to resolutions that were waiting for its build.
+                """)
+    }
+
     /// `.notRegistered` for `key`, with the registrations of its type under other names or argument types.
     @inline(never)
     func notRegisteredError(_ key: ServiceKey) -> any Error {

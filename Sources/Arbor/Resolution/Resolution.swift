@@ -268,6 +268,8 @@ final class Resolution: Resolver, @unchecked Sendable {
             throw groupFailure(failure, key: key)
         case .wouldDeadlock:
             throw error(.circularDependency, key: key, detail: CreationCoordinator.nestedDetail)
+        case .wouldBlockMainActor:
+            throw error(.asyncRequired, key: key, detail: CreationCoordinator.mainActorDetail)
         }
     }
 
@@ -289,10 +291,23 @@ final class Resolution: Resolver, @unchecked Sendable {
     }
 
     /// The error to throw when another member of the creation group failed: its own `ResolutionError`, which says
-    /// what failed and where.
+    /// what failed and where; `.circularDependency` when waiting for the group would never have ended; and for any
+    /// other error of another member's — its task was cancelled — `.factoryFailed` wrapping it, saying that the
+    /// instances built together were dropped.
     func groupFailure(_ failure: any Error, key: ServiceKey) -> any Error {
         if failure is ResolutionError { return failure }
-        return error(.circularDependency, key: key, detail: CreationCoordinator.nestedDetail)
+        if failure is CoordinatorDeadlock {
+            return error(.circularDependency, key: key, detail: CreationCoordinator.nestedDetail)
+        }
+        if failure is MainActorWait {
+            return error(.asyncRequired, key: key, detail: CreationCoordinator.mainActorDetail)
+        }
+        return self.failure(
+            failure, key: key, path: path() + [key],
+            detail: """
+                another resolution that built the same cycle of instances together with this one failed, so none of \
+                them is kept (resolve again)
+                """)
     }
 
     /// Drops every instance the resolution kept, so a resolver captured by a factory keeps nothing alive. Keeps

@@ -57,6 +57,10 @@ extension Resolution {
             return try cast(instance, key: key)
         case .retired:
             throw LookAgain()
+        case .closed:
+            throw closedError(key)
+        case .wouldBlockMainActor:
+            throw error(.asyncRequired, key: key, detail: CreationCoordinator.mainActorDetail)
         case .circular(let detail):
             throw error(.circularDependency, key: key, detail: detail)
         case .failed(let failure):

@@ -1,0 +1,122 @@
+import ArborTestSupport
+import Foundation
+import Testing
+
+@testable import Arbor
+
+// The main actor never blocks on a build that needs it. A task that prefetches a main-actor permanent claims its build
+// and then waits for the main actor to run the factory; if the main actor meanwhile resolves the same service
+// synchronously (the `showFeed()` of the Threads and Swift concurrency article), waiting would never end: the
+// synchronous resolve throws `.asyncRequired`, saying to `await`, and the prefetch finishes once the main actor is free.
+
+@MainActor
+private final class MFeedModel {
+    init() { MainActor.assertIsolated("a main-actor factory ran off the main actor") }
+}
+
+private final class MClient: @unchecked Sendable {}
+
+/// A permanent service whose `async` factory needs the main actor part-way through.
+private final class MSession: @unchecked Sendable {}
+
+/// The synchronous `resolve`, which `async` code does not pick by itself.
+private func resolveSynchronously<Service>(_ type: Service.Type, in container: Container) throws -> Service {
+    try container.resolve(type)
+}
+
+@Suite struct MainActorWaitTests {
+    /// Starts a task that prefetches the only registration of `container`, a permanent `Service`, and keeps the main
+    /// actor busy until the task has claimed the build: from then on the build may need the main actor.
+    @MainActor
+    private func prefetchClaimed<Service: Sendable>(
+        _: Service.Type, in container: Container
+    ) throws -> Task<Service, any Error> {
+        let storage = try #require(container.entries.first?.storage)
+        let prefetch = Task.detached { try await container.resolve(Service.self) }
+        let deadline = Date() + Watchdog.patience
+        var claimed = false
+        while !claimed, Date() < deadline {
+            switch storage.snapshot() {
+            case .building, .soloBuilding: claimed = true
+            case .empty, .holding, .retired, .closed: usleep(500)
+            }
+        }
+        #expect(claimed, "the prefetch claimed the build")
+        return prefetch
+    }
+
+    /// A synchronous resolve on the main actor, which must throw `.asyncRequired` instead of waiting.
+    @MainActor
+    private func resolveOnTheMainActor<Service>(_: Service.Type, in container: Container) -> ResolutionError? {
+        let watchdog = Watchdog("a synchronous resolve on the main actor", seconds: Watchdog.patience)
+        defer { watchdog.disarm() }
+        let error = resolutionError { try container.resolve(Service.self) }
+        #expect(error?.kind == .asyncRequired)
+        return error
+    }
+
+    @MainActor
+    @Test func aSynchronousResolveOnTheMainActorThrowsInsteadOfWaitingForAPrefetchThatNeedsIt() async throws {
+        let container = Container()
+        container.register(MFeedModel.self) { @MainActor _ in MFeedModel() }.inObjectScope(.permanent)
+        let prefetch = try prefetchClaimed(MFeedModel.self, in: container)
+        let text = resolveOnTheMainActor(MFeedModel.self, in: container)?.description ?? ""
+        #expect(text.contains("main actor") && text.contains("try await"), "the error says what to do: \(text)")
+
+        let prefetched = try await prefetch.value  // The main actor is free: the prefetch builds it there.
+        #expect(try resolveSynchronously(MFeedModel.self, in: container) === prefetched, "then it is shared")
+    }
+
+    @MainActor
+    @Test func aSynchronousResolveOnTheMainActorThrowsInsteadOfWaitingForAnAsyncBuildThatMayNeedIt() async throws {
+        // The build's own factory is not main-actor isolated, but awaits the main actor: waiting for any `async`
+        // build could block what it needs.
+        let container = Container()
+        container.register(MSession.self) { _ async in
+            await MainActor.run {}
+            return MSession()
+        }
+        .inObjectScope(.permanent)
+        let prefetch = try prefetchClaimed(MSession.self, in: container)
+        _ = resolveOnTheMainActor(MSession.self, in: container)
+        let session = try await prefetch.value
+        #expect(try resolveSynchronously(MSession.self, in: container) === session)
+    }
+
+    @MainActor
+    @Test func theAsyncResolveOnTheMainActorWaitsSuspendedAndGetsThePrefetchedInstance() async throws {
+        let container = Container()
+        container.register(MFeedModel.self) { @MainActor _ in MFeedModel() }.inObjectScope(.permanent)
+        let prefetch = try prefetchClaimed(MFeedModel.self, in: container)
+        let watchdog = Watchdog("an async resolve on the main actor", seconds: Watchdog.patience)
+        defer { watchdog.disarm() }
+        let model = try await container.resolve(MFeedModel.self)  // The safe pair: await on the main actor.
+        #expect(try await prefetch.value === model)
+    }
+
+    @Test func aSynchronousResolveOffTheMainActorStillWaitsForAnotherThreadsBuild() throws {
+        let container = Container()
+        let started = DispatchSemaphore(value: 0)
+        let finish = DispatchSemaphore(value: 0)
+        container.register(MClient.self) { _ in
+            started.signal()
+            finish.wait()
+            return MClient()
+        }
+        .inObjectScope(.permanent)
+        Thread { _ = try? container.resolve(MClient.self) }.start()
+        started.wait()
+        let waiter = Box<MClient>()
+        let waited = DispatchSemaphore(value: 0)
+        Thread {
+            waiter.value = try? container.resolve(MClient.self)
+            waited.signal()
+        }.start()
+        let storage = try #require(container.entries.first?.storage)
+        let deadline = Date() + 20
+        while !CreationCoordinator.shared.isWaited(on: storage), Date() < deadline { usleep(500) }
+        finish.signal()
+        #expect(waited.wait(timeout: .now() + 20) == .success)
+        #expect(waiter.value != nil, "a thread that is not the main one waits, as before")
+    }
+}
