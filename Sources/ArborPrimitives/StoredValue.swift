@@ -72,6 +72,15 @@ package final class StoredValue: ManagedBuffer<StoredValue.Layout, UInt8> {
         return pointer.assumingMemoryBound(to: Value.self).pointee
     }
 
+    /// The class instance the value is or holds (``object(in:)``), or `nil` for a value of another kind.
+    package var object: AnyObject? {
+        let pointer = self.pointer
+        func find<Value>(_: Value.Type) -> AnyObject? {
+            ArborPrimitives.object(in: pointer.assumingMemoryBound(to: Value.self).pointee)
+        }
+        return _openExistential(valueType, do: find)
+    }
+
     /// The value as `Any`, for code that does not know its type.
     package var asAny: Any {
         let pointer = self.pointer

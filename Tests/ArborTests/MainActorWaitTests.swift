@@ -19,11 +19,6 @@ private final class MClient: @unchecked Sendable {}
 /// A permanent service whose `async` factory needs the main actor part-way through.
 private final class MSession: @unchecked Sendable {}
 
-/// The synchronous `resolve`, which `async` code does not pick by itself.
-private func resolveSynchronously<Service>(_ type: Service.Type, in container: Container) throws -> Service {
-    try container.resolve(type)
-}
-
 @Suite struct MainActorWaitTests {
     /// Starts a task that prefetches the only registration of `container`, a permanent `Service`, and keeps the main
     /// actor busy until the task has claimed the build: from then on the build may need the main actor.
@@ -64,7 +59,7 @@ private func resolveSynchronously<Service>(_ type: Service.Type, in container: C
         #expect(text.contains("main actor") && text.contains("try await"), "the error says what to do: \(text)")
 
         let prefetched = try await prefetch.value  // The main actor is free: the prefetch builds it there.
-        #expect(try resolveSynchronously(MFeedModel.self, in: container) === prefetched, "then it is shared")
+        #expect(try resolveSynchronously(MFeedModel.self, from: container) === prefetched, "then it is shared")
     }
 
     @MainActor
@@ -80,7 +75,7 @@ private func resolveSynchronously<Service>(_ type: Service.Type, in container: C
         let prefetch = try prefetchClaimed(MSession.self, in: container)
         _ = resolveOnTheMainActor(MSession.self, in: container)
         let session = try await prefetch.value
-        #expect(try resolveSynchronously(MSession.self, in: container) === session)
+        #expect(try resolveSynchronously(MSession.self, from: container) === session)
     }
 
     @MainActor

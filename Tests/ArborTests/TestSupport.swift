@@ -170,3 +170,15 @@ func resolutionError<Result>(
         return nil
     }
 }
+
+/// The synchronous `resolve`, for `async` tests: there, `try container.resolve(…)` is the `async` variant.
+func resolveSynchronously<Service>(
+    _ serviceType: Service.Type, name: String? = nil, from resolver: any Resolver
+) throws -> Service {
+    try resolver.resolve(serviceType, name: name)
+}
+
+/// The synchronous `resolveAll`, for `async` tests.
+func resolveAllSynchronously<Service>(_ serviceType: Service.Type, from resolver: any Resolver) throws -> [Service] {
+    try resolver.resolveAll(serviceType)
+}

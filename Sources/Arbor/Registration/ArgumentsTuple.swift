@@ -7,10 +7,17 @@
 @usableFromInline
 struct ArgumentsTuple {
     @usableFromInline let address: UnsafeRawPointer
+    #if ARBOR_INTERNAL_CHECKS
+    /// The type of the tuple: an internal-checks build checks that it is read as what it is.
+    @usableFromInline let tupleType: Any.Type
+    #endif
 
     @inlinable
-    init(address: UnsafeRawPointer) {
-        self.address = address
+    init<Tuple>(address: UnsafePointer<Tuple>) {
+        self.address = UnsafeRawPointer(address)
+        #if ARBOR_INTERNAL_CHECKS
+        tupleType = Tuple.self
+        #endif
     }
 
     /// Lays `arguments` out as one tuple and runs `body` with it.
@@ -21,7 +28,7 @@ struct ArgumentsTuple {
         do body: (ArgumentsTuple) throws -> Result
     ) rethrows -> Result {
         var tuple = (repeat each arguments)
-        return try withUnsafePointer(to: &tuple) { try body(ArgumentsTuple(address: UnsafeRawPointer($0))) }
+        return try withUnsafePointer(to: &tuple) { try body(ArgumentsTuple(address: $0)) }
     }
 
     /// Runs `body` with `tuple`, arguments already laid out as one tuple: what a caller that knows their types does
@@ -32,13 +39,16 @@ struct ArgumentsTuple {
         tuple: inout Tuple,
         do body: (ArgumentsTuple) throws -> Result
     ) rethrows -> Result {
-        try withUnsafePointer(to: &tuple) { try body(ArgumentsTuple(address: UnsafeRawPointer($0))) }
+        try withUnsafePointer(to: &tuple) { try body(ArgumentsTuple(address: $0)) }
     }
 
     /// The arguments, as the tuple of the types they were laid out with.
     @inlinable
     @inline(__always)
     func load<Tuple>(as _: Tuple.Type) -> Tuple {
-        address.assumingMemoryBound(to: Tuple.self).pointee
+        #if ARBOR_INTERNAL_CHECKS
+        precondition(tupleType == Tuple.self, "arguments laid out as \(tupleType), read as \(Tuple.self)")
+        #endif
+        return address.assumingMemoryBound(to: Tuple.self).pointee
     }
 }

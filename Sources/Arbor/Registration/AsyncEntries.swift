@@ -1,3 +1,4 @@
+internal import ArborPrimitives
 internal import CArborSupport
 internal import Dispatch
 
@@ -119,12 +120,14 @@ final class AsyncNullaryEntry<Produced>: NullaryEntry<Produced>, @unchecked Send
     @inlinable
     @inline(__always)
     static func asyncFactory(of entry: ServiceEntry) -> @Sendable (any Resolver) async throws -> Produced {
+        // `unsafeDowncast`, not `knownDowncast`: this is inlined into the caller's module, which does not see
+        // ArborPrimitives. A debug build's `unsafeDowncast` checks the type.
         unsafeDowncast(entry, to: AsyncNullaryEntry<Produced>.self).asyncFactory
     }
 
     @inline(__always)
     static func buildAsync(_ entry: ServiceEntry, _ resolver: any Resolver) async throws -> Produced {
-        try await unsafeDowncast(entry, to: AsyncNullaryEntry<Produced>.self).asyncFactory(resolver)
+        try await knownDowncast(entry, to: AsyncNullaryEntry<Produced>.self).asyncFactory(resolver)
     }
 
     override func validate(in container: Container) throws {
@@ -162,7 +165,7 @@ final class AsyncArgumentsEntry<Produced>: ArgumentsEntry<Produced>, @unchecked 
     static func buildAsync(
         _ entry: ServiceEntry, _ resolver: any Resolver, arguments: AsyncArgumentsBox
     ) async throws -> Produced {
-        try await unsafeDowncast(entry, to: AsyncArgumentsEntry<Produced>.self).asyncFactory.make(resolver, arguments)
+        try await knownDowncast(entry, to: AsyncArgumentsEntry<Produced>.self).asyncFactory.make(resolver, arguments)
     }
 }
 

@@ -216,7 +216,7 @@ class NullaryEntry<Produced>: ServiceEntry, @unchecked Sendable {
     /// the field's offset does not depend on `Produced`).
     @inline(__always)
     static func build(_ entry: ServiceEntry, _ resolver: any Resolver) throws -> Produced {
-        try unsafeDowncast(entry, to: NullaryEntry<Produced>.self).factory(resolver)
+        try knownDowncast(entry, to: NullaryEntry<Produced>.self).factory(resolver)
     }
 
     override func validate(in container: Container) throws {
@@ -257,7 +257,7 @@ class ArgumentsEntry<Produced>: ServiceEntry, @unchecked Sendable {
     /// reinterpretation, like `NullaryEntry.build`.
     @inline(__always)
     static func build(_ entry: ServiceEntry, _ resolver: any Resolver, arguments: ArgumentsTuple) throws -> Produced {
-        try unsafeDowncast(entry, to: ArgumentsEntry<Produced>.self).factory.make(resolver, arguments)
+        try knownDowncast(entry, to: ArgumentsEntry<Produced>.self).factory.make(resolver, arguments)
     }
 }
 

@@ -47,7 +47,7 @@ struct AsyncPlainBuild {
 func beginAsyncPlainResolve(_ resolver: any Resolver, _ serviceType: Any.Type, name: String?) throws -> AsyncPlainStep {
     // `Resolution` is final: comparing the type is the whole check, and the downcast borrows the reference.
     guard type(of: resolver) == Resolution.self else { return .general }
-    let resolution = unsafeDowncast(resolver, to: Resolution.self)
+    let resolution = knownDowncast(resolver, to: Resolution.self)
     guard resolution.isUsableByCurrentTask() else { return .general }
     let key = ServiceKey(serviceType: serviceType, name: name, argumentsType: Void.self)
     guard let found = resolution.find(key, in: resolution.state.value.context), resolution.isAsyncPlain(found) else {
@@ -59,7 +59,7 @@ func beginAsyncPlainResolve(_ resolver: any Resolver, _ serviceType: Any.Type, n
 /// The instance at `position` in the graph of the resolution `resolver` is.
 @usableFromInline
 func asyncPlainGraphInstance<Service>(_ resolver: any Resolver, at position: Int, as _: Service.Type) -> Service {
-    unsafeDowncast(resolver, to: Resolution.self).state.value.graph.instance(at: position, as: Service.self)
+    knownDowncast(resolver, to: Resolution.self).state.value.graph.instance(at: position, as: Service.self)
 }
 
 /// Awaits the factory of a build the plain path began, in the caller's frame, and ends the build: what both the
@@ -82,13 +82,13 @@ func awaitAsyncPlainBuild<Service>(
 /// Ends a build `beginAsyncPlainResolve` began, whose factory returned `instance`.
 @usableFromInline
 func finishAsyncPlainResolve<Service>(_ resolver: any Resolver, _ instance: Service, _ build: AsyncPlainBuild) {
-    unsafeDowncast(resolver, to: Resolution.self).finishAsyncPlain(instance, build)
+    knownDowncast(resolver, to: Resolution.self).finishAsyncPlain(instance, build)
 }
 
 /// Ends a build `beginAsyncPlainResolve` began, whose factory threw `error`, and returns the error to throw.
 @usableFromInline
 func failAsyncPlainResolve(_ resolver: any Resolver, _ error: any Error, _ build: AsyncPlainBuild) -> any Error {
-    unsafeDowncast(resolver, to: Resolution.self).failAsyncPlain(error, build)
+    knownDowncast(resolver, to: Resolution.self).failAsyncPlain(error, build)
 }
 
 extension Resolution {

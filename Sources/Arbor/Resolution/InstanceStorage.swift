@@ -140,7 +140,7 @@ final class InstanceStorage: @unchecked Sendable {
     func keeps(_ instance: AnyObject) -> Bool {
         withLock {
             guard case .holding = state, retention == .strong, let value else { return false }
-            return object(in: value.asAny) === instance
+            return value.object === instance
         }
     }
 
@@ -262,7 +262,7 @@ final class InstanceStorage: @unchecked Sendable {
             return (nil, releaseLocked())
         }
         guard retention == .weak, let value else { return (nil, nil) }
-        weakObject = object(in: value.asAny)
+        weakObject = value.object
         self.value = nil
         return (value, nil)
     }

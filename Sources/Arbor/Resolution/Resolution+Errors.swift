@@ -82,15 +82,18 @@ extension Resolution {
 
     /// An instance a storage handed out as `Any`, as the `Service` its registration's factory made.
     ///
-    /// When the instance's dynamic type is `Service` itself — a class or struct registered as itself — it is
-    /// taken out of the `Any` without a dynamic cast (measured: the cast into `Service?` cost as much as a whole
-    /// nested resolve). A protocol service (`any Engine`) goes through the checked cast.
+    /// When the `Any` holds a `Service` itself — what a storage of the registration holds — it is taken out without a
+    /// dynamic cast (measured: the cast into `Service?` cost as much as a whole nested resolve). The test is the type
+    /// the `Any` holds, opened, not its dynamic type: an `Any` holding `any Animal` has the dynamic type of the
+    /// instance inside, and only the checked cast may take that out as a `Service`.
     @inline(__always)
     func cast<Service>(_ instance: Any, key: ServiceKey) throws -> Service {
-        func projected<Contained>(_ contained: Contained) -> Service {
-            reinterpret(contained, as: Service.self)  // `Contained` is `Service`: checked below.
+        func projected<Contained>(_ contained: Contained) throws(NotSameType) -> Service {
+            guard Contained.self == Service.self else { throw NotSameType() }
+            internalInvariant(instance as? Service != nil, "the runtime does not see a \(Service.self) in the instance")
+            return reinterpret(contained, as: Service.self)
         }
-        if type(of: instance) == Service.self { return projected(instance) }
+        do throws(NotSameType) { return try projected(instance) } catch {}
         return try castChecked(instance, key: key)
     }
 
@@ -106,3 +109,6 @@ extension Resolution {
         return service
     }
 }
+
+/// Says that an `Any` does not hold a value of exactly the type asked for: the checked cast decides.
+struct NotSameType: Error {}

@@ -1,3 +1,5 @@
+internal import ArborPrimitives
+
 /// Something that resolves services: a ``Container``, or the resolver a factory receives.
 ///
 /// Inside a factory, resolve dependencies through the resolver you are given, so they join the resolution
@@ -253,10 +255,10 @@ func resolveQuickly<Service>(
     // (measured: a conditional cast retained and released it).
     if type(of: resolver) == Container.self {
         return try Resolution.resolveQuickly(
-            key, in: unsafeDowncast(resolver, to: Container.self), arguments: arguments, into: result)
+            key, in: knownDowncast(resolver, to: Container.self), arguments: arguments, into: result)
     }
     if type(of: resolver) == Resolution.self {
-        return try unsafeDowncast(resolver, to: Resolution.self).resolveQuickly(key, arguments: arguments, into: result)
+        return try knownDowncast(resolver, to: Resolution.self).resolveQuickly(key, arguments: arguments, into: result)
     }
     return false
 }

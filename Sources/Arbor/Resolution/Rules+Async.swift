@@ -107,7 +107,7 @@ extension Resolution {
         let object = entry.object
         do {
             if object.isForward {
-                return try await unsafeDowncast(object, to: ForwardingEntry.self)
+                return try await knownDowncast(object, to: ForwardingEntry.self)
                     .forwardAsync(as: Service.self, in: self, arguments: arguments)
             }
             switch object.factoryKind {

@@ -155,7 +155,7 @@ extension Resolution {
         do {
             return try entry.withObject { entry in
                 if entry.isForward {
-                    return try unsafeDowncast(entry, to: ForwardingEntry.self)
+                    return try knownDowncast(entry, to: ForwardingEntry.self)
                         .forward(as: Service.self, in: self, arguments: arguments)
                 }
                 // The key names the service and argument types exactly: the entry is a `NullaryEntry<Service>` or
