@@ -75,6 +75,19 @@ private enum ConcurrencyArticle {
             #expect(repository.clock is SystemClock)
         }
 
+        @Test func topLevelCode() async throws {
+            let container = makeContainer()
+            container.register(Database.self) { r async throws in
+                try await Database.connect(config: try r.resolve())
+            }
+            .inObjectScope(.permanent)
+            // ARTICLE: Swift concurrency
+            // main.swift
+            let database = try await Task { try await container.resolve(Database.self) }.value
+            // ARTICLE end
+            #expect(try await container.resolve(Database.self) === database)
+        }
+
         @Test func actorIsolation() async throws {
             let container = makeContainer()
             // ARTICLE: Actor isolation
@@ -93,6 +106,21 @@ private enum ConcurrencyArticle {
             let shown = try await showFeed()
             let prefetched = try await prefetchFeed()
             #expect(shown !== prefetched, "graph scope: one per resolve")
+        }
+
+        @Test func actorIsolationOfAKeptViewModel() async throws {
+            let container = makeContainer()
+            // ARTICLE: Actor isolation
+            container.register(FeedViewModel.self) { @MainActor r in FeedViewModel(client: try r.resolve()) }
+                .inObjectScope(.permanent)
+
+            @MainActor func showKeptFeed() async throws -> FeedViewModel {
+                try await container.resolve(FeedViewModel.self)  // built here, or waits for a prefetch, suspended
+            }
+            // ARTICLE end
+            let prefetch = Task.detached { try await container.resolve(FeedViewModel.self) }
+            let shown = try await showKeptFeed()
+            #expect(try await prefetch.value === shown, "one kept view model")
         }
 
         @Test func waitingWithoutBlockingAndCancellation() async throws {

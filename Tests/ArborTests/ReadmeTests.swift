@@ -151,11 +151,14 @@ private enum ReadmeTour {
             }
             .inObjectScope(.permanent)
             container.register(FeedViewModel.self) { @MainActor r in FeedViewModel(database: try r.resolve()) }
+                .inObjectScope(.permanent)
 
             let database = try await container.resolve(Database.self)  // tasks that need it meanwhile wait, suspended
-            let model = try await container.resolve(FeedViewModel.self)  // built on the main actor
+            let prefetch = Task.detached { try await container.resolve(FeedViewModel.self) }  // built on the main actor
+            let model = try await container.resolve(FeedViewModel.self)  // waits for the prefetch, suspended
             // README end
             #expect(model.database === database)
+            #expect(try await prefetch.value === model, "one view model, built once")
         }
 
         @Test func errorsThatSayWhatToDo() throws {

@@ -25,13 +25,29 @@ extension Resolution {
         if error is ResolutionError { return error }
         // A stand-in for what only an `async` resolve can do (see `FactoryKind`).
         if let asyncOnly = error as? AsyncOnly {
-            return ResolutionError(.asyncRequired, key: key, path: path, detail: asyncOnly.explanation)
+            return ResolutionError(
+                .asyncRequired, key: key, path: path, detail: asyncOnly.explanation + topLevelCodeHint())
         }
         if error is AsyncHookRequest {
             return ResolutionError(
-                .asyncRequired, key: key, path: path, detail: AsyncOnly(cause: .asyncHook).explanation)
+                .asyncRequired, key: key, path: path,
+                detail: AsyncOnly(cause: .asyncHook).explanation + topLevelCodeHint())
         }
         return ResolutionError(.factoryFailed(error), key: key, path: path, detail: detail)
+    }
+
+    /// For a synchronous resolve that runs on the main actor inside a task, and is no `async` resolution's: what to
+    /// write if it is top-level code. In a `main.swift`, Swift picks the synchronous `resolve` even after `try await`
+    /// (top-level code is not an `async` context for overload resolution); inside an `async` function or closure it
+    /// picks the `async` one.
+    func topLevelCodeHint() -> String {
+        guard !state.value.isAsync, state.value.coordinationThread == thread, isOnMainActor(), currentTask() != nil
+        else { return "" }
+        return """
+             In top-level code (main.swift) Swift picks the synchronous resolve even after `try await`: resolve from \
+            an async function (`@main struct App { static func main() async throws { … } }`), or wrap the call, \
+            `try await Task { try await container.resolve(…) }.value`.
+            """
     }
 
     /// `.depthLimitExceeded` for `key`.
