@@ -117,11 +117,10 @@ final class GraphHarness {
             let registration = spec.registrations[id]
             let container = containers[registration.container]
             let service = spec.services[registration.service]
-            switch service.kind {
-            case .a: container.unregister(PA.self, name: service.name)
-            case .b: container.unregister(PB.self, name: service.name)
-            case .c: container.unregister(PC.self, name: service.name)
+            func unregister<Shape: NodeShape>(_: Shape.Type) {
+                container.unregister(Shape.Service.self, name: service.name)
             }
+            unregister(service.kind.shape)
             return .done
         case .close(let container):
             containers[container].close()
@@ -141,14 +140,11 @@ final class GraphHarness {
     // MARK: Registering
 
     private func register(_ registration: RegistrationSpec) {
-        switch spec.services[registration.service].kind {
-        case .a: register(PA.self, registration)
-        case .b: register(PB.self, registration)
-        case .c: register(PC.self, registration)
-        }
+        register(spec.services[registration.service].kind.shape, registration)
     }
 
-    private func register<Node: PNode>(_ type: Node.Type, _ registration: RegistrationSpec) {
+    private func register<Shape: NodeShape>(_: Shape.Type, _ registration: RegistrationSpec) {
+        typealias Node = Shape.Service
         let container = containers[registration.container]
         let service = spec.services[registration.service]
         let services = spec.services
@@ -164,8 +160,9 @@ final class GraphHarness {
             try Self.inject(
                 registration.fault, faults, call: call, step: registration.dependencies.count, registration.id,
                 hook: nil)
-            return log.create(
-                Node.self, registration: registration.id, arguments: arguments, dependencies: dependencies)
+            return Shape.wrap(
+                log.create(
+                    Shape.Node.self, registration: registration.id, arguments: arguments, dependencies: dependencies))
         }
         let handle: Registration<Node>
         switch service.shape {
@@ -182,7 +179,8 @@ final class GraphHarness {
         }
         handle.inObjectScope(registration.scope.objectScope)
         for (index, hook) in registration.hooks.enumerated() {
-            handle.initCompleted { resolver, node in
+            handle.initCompleted { resolver, service in
+                let node = Shape.node(of: service)
                 let call = log.hookCalled(registration.id, hook: index)
                 for (step, edge) in hook.edges.enumerated() {
                     try Self.inject(hook.fault, faults, call: call, step: step, registration.id, hook: index)
@@ -208,20 +206,19 @@ final class GraphHarness {
 
     static func resolve(_ edge: Edge, services: [ServiceSpec], with resolver: any Resolver) throws -> PNode? {
         let service = services[edge.service]
-        switch service.kind {
-        case .a: return try resolve(PA.self, service, edge, resolver)
-        case .b: return try resolve(PB.self, service, edge, resolver)
-        case .c: return try resolve(PC.self, service, edge, resolver)
-        }
+        return try resolve(service.kind.shape, service, edge, resolver)
     }
 
-    private static func resolve<Node: PNode>(
-        _: Node.Type, _ service: ServiceSpec, _ edge: Edge, _ resolver: any Resolver
+    private static func resolve<Shape: NodeShape>(
+        _: Shape.Type, _ service: ServiceSpec, _ edge: Edge, _ resolver: any Resolver
     ) throws -> PNode? {
         switch edge.via {
-        case .direct: return try resolve(Node.self, name: service.name, edge.arguments, resolver)
-        case .optional: return try resolve(Node?.self, name: service.name, edge.arguments, resolver)
-        case .forward: return try resolve(PNode.self, name: service.forwardName, edge.arguments, resolver)
+        case .direct:
+            return Shape.node(of: try resolve(Shape.Service.self, name: service.name, edge.arguments, resolver))
+        case .optional:
+            return try resolve(Shape.Service?.self, name: service.name, edge.arguments, resolver).map(Shape.node(of:))
+        case .forward:
+            return try resolve(PNode.self, name: service.forwardName, edge.arguments, resolver)
         }
     }
 

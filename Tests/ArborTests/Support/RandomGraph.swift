@@ -19,11 +19,71 @@ enum ModelScope: String, Sendable, CaseIterable {
     }
 }
 
-/// Which of the node classes a service is registered as: three types, so keys differ by type as well as by name.
+/// The type a service is registered as: three classes, so keys differ by type as well as by name, and three other
+/// shapes of service type — a protocol that is not class-bound, `Any`, and a struct — whose instances hold a node too.
+/// A class behind an existential must behave as the class itself; a struct is a value, so `.weak` is transient for it.
 enum NodeKind: String, Sendable, CaseIterable {
     case a = "PA"
     case b = "PB"
     case c = "PC"
+    case d = "any PShape"
+    case e = "Any"
+    case f = "PValue"
+
+    /// How a service of this kind is registered and resolved.
+    var shape: any NodeShape.Type {
+        switch self {
+        case .a: ClassNodes<PA>.self
+        case .b: ClassNodes<PB>.self
+        case .c: ClassNodes<PC>.self
+        case .d: ProtocolNodes.self
+        case .e: AnyNodes.self
+        case .f: ValueNodes.self
+        }
+    }
+
+    /// Whether the registered instance is a value, not a class instance: weak scope keeps nothing of it, and it is no
+    /// node that a forward to `PNode` could cast.
+    var isValue: Bool { self == .f }
+}
+
+/// How one kind of node is registered: the service type, the node class its factory makes, and the conversions.
+protocol NodeShape: Sendable {
+    associatedtype Service
+    associatedtype Node: PNode
+    static func wrap(_ node: Node) -> Service
+    static func node(of service: Service) -> PNode
+}
+
+/// A node class registered as itself.
+enum ClassNodes<Node: PNode>: NodeShape {
+    static func wrap(_ node: Node) -> Node { node }
+    static func node(of service: Node) -> PNode { service }
+}
+
+/// A protocol that is not class-bound, as most registrations use.
+protocol PShape {
+    var node: PNode { get }
+}
+
+enum ProtocolNodes: NodeShape {
+    static func wrap(_ node: PD) -> any PShape { node }
+    static func node(of service: any PShape) -> PNode { service.node }
+}
+
+enum AnyNodes: NodeShape {
+    static func wrap(_ node: PE) -> Any { node }
+    static func node(of service: Any) -> PNode { service as! PNode }
+}
+
+/// A value that holds a node.
+struct PValue: @unchecked Sendable {
+    let node: PNode
+}
+
+enum ValueNodes: NodeShape {
+    static func wrap(_ node: PF) -> PValue { PValue(node: node) }
+    static func node(of service: PValue) -> PNode { service.node }
 }
 
 /// The runtime-argument types of a service: part of its key.
@@ -124,17 +184,13 @@ struct ServiceSpec: Sendable {
         self.kind = kind
         self.name = name
         self.shape = shape
-        switch kind {
-        case .a:
-            key = Self.key(PA.self, name: name, shape: shape)
-            optionalKey = Self.key(PA?.self, name: name, shape: shape)
-        case .b:
-            key = Self.key(PB.self, name: name, shape: shape)
-            optionalKey = Self.key(PB?.self, name: name, shape: shape)
-        case .c:
-            key = Self.key(PC.self, name: name, shape: shape)
-            optionalKey = Self.key(PC?.self, name: name, shape: shape)
+        func keys<Shape: NodeShape>(_: Shape.Type) -> (ServiceKey, ServiceKey) {
+            (
+                Self.key(Shape.Service.self, name: name, shape: shape),
+                Self.key(Shape.Service?.self, name: name, shape: shape)
+            )
         }
+        (key, optionalKey) = keys(kind.shape)
         forwardKey = Self.key(PNode.self, name: "f\(index)", shape: shape)
     }
 
@@ -368,7 +424,7 @@ enum GraphGenerator {
                     registration.fault = Fault(
                         call: rng.int(in: 1...3), step: rng.int(in: 0...registration.dependencies.count))
                 }
-                if position == 0, rng.chance(0.1) {
+                if position == 0, rng.chance(0.1), !spec.services[index].kind.isValue {
                     registration.hasForward = true
                     spec.services[index].forwardRegistration = id
                 }
@@ -476,3 +532,11 @@ class PNode: @unchecked Sendable {
 final class PA: PNode, @unchecked Sendable {}
 final class PB: PNode, @unchecked Sendable {}
 final class PC: PNode, @unchecked Sendable {}
+/// Registered as `any PShape`.
+final class PD: PNode, PShape, @unchecked Sendable {
+    var node: PNode { self }
+}
+/// Registered as `Any`.
+final class PE: PNode, @unchecked Sendable {}
+/// Held by a `PValue`.
+final class PF: PNode, @unchecked Sendable {}

@@ -313,6 +313,13 @@ final class ReferenceModel {
             do {
                 let serial = try build(
                     id, key: key, slot: Slot(id: .registration(id), context: registration.container), arguments, depth)
+                if registration.scope == .weak, spec.services[index].kind.isValue {
+                    // A value has no identity to share: built like a weak instance, from its container, and then kept
+                    // by nothing — the next resolve builds another, in this resolution too.
+                    claims[id] = nil
+                    claimOrder.removeAll { $0 == id }
+                    return serial
+                }
                 claims[id] = .some(serial)
                 return serial
             } catch {
