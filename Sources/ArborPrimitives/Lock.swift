@@ -18,6 +18,10 @@ import Musl
 /// shared by reference, never copied. Every pthread return code is checked (see ``PthreadMutex``); the caller keeps
 /// the one rule the type cannot: unlock on the thread that locked (debug builds check it), and call `wait()` and
 /// `broadcast()` with the lock held.
+///
+/// Arbor's rule for every lock: nothing is resumed or woken to run while a lock that a cancellation handler or another
+/// resolution may take is held — no continuation is resumed and no task enqueued under one. Where tasks wait, the lock
+/// is a ``WaitLock``, which keeps the rule by construction.
 @usableFromInline
 package final class Lock: @unchecked Sendable {
     @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>

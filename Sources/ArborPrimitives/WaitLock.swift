@@ -6,8 +6,8 @@
 /// a task holds that same status lock while it runs the task's cancellation handler, and a handler that waits for this
 /// mutex would then wait for a thread that waits for it. So ``wakeAll()`` only collects the suspended tasks, and the
 /// thread that woke them resumes them in ``unlock()``, after the mutex is released. A cancellation handler resumes
-/// only its own task (``resumeIfSuspended(_:)``): resuming another task there would take that task's status lock while
-/// holding its own, which another cancellation may hold the other way round.
+/// only its own task (``resumeIfSuspended(_:)``), and not on its own thread: resuming there, with the cancelled task's
+/// status lock held, would take a second lock while holding one that another thread may hold the other way round.
 ///
 /// ```swift
 /// waitLock.lock()
@@ -21,11 +21,18 @@
 /// waitLock.withLock { isReady = true; waitLock.wakeAll() }   // resumed after the lock, by withLock
 /// ```
 ///
+/// Resumptions happen under a second, inner lock, `handoff`, that a resumed task passes through before it goes on. A
+/// task may be resumed while it is still on its way to suspending; the concurrency runtime orders the two with atomics
+/// of its own, which ThreadSanitizer does not see, and the handoff states that order where it can. It is held only
+/// around `resume()` calls, which never wait for the resumed task, and no cancellation handler takes it.
+///
 /// Safe because: the collected continuations are touched only under the mutex, and each is resumed exactly once — it
 /// leaves `suspended` (woken, or by its own cancellation handler) in the same critical section that hands it on,
 /// and `woken` is emptied before the mutex is released, so it is empty whenever the mutex is free.
 package final class WaitLock: @unchecked Sendable {
     private let base = Lock()
+    /// Held around `resume()` calls, and passed through by each resumed task (see the type's documentation).
+    private let handoff = Lock()
     /// The suspended tasks, by the identity they suspended as. Guarded by `base`.
     private var suspended: [ThreadID: UnsafeContinuation<Void, Never>] = [:]
     /// Tasks `wakeAll()` woke in the current critical section: resumed when it ends. Guarded by `base`; empty
@@ -47,7 +54,9 @@ package final class WaitLock: @unchecked Sendable {
         let resumed = woken
         woken = []
         base.unlock()
-        for continuation in resumed { continuation.resume() }
+        handoff.withLock {
+            for continuation in resumed { continuation.resume() }
+        }
     }
 
     /// Runs `body` with the lock held; then releases it and resumes the tasks `body` woke.
@@ -88,17 +97,21 @@ package final class WaitLock: @unchecked Sendable {
             suspended[id] = continuation
             unlock()
         }
+        handoff.withLock {}  // After the resumer's handoff: what it did is visible here.
         lock()
     }
 
     /// Resumes the task suspended as `id`, if it is suspended now: what its cancellation handler calls, so that it
-    /// stops waiting. Resumes no other task. Takes the lock; call without it.
+    /// stops waiting. Resumes no other task, and not on the calling thread, which holds the cancelled task's status
+    /// lock: a task of its own does it, under the handoff. Takes the lock; call without it.
     package func resumeIfSuspended(_ id: ThreadID) {
         base.lock()
         let continuation = suspended.removeValue(forKey: id)
         internalInvariant(woken.isEmpty, "tasks woken under a free lock")
         base.unlock()
-        continuation?.resume()
+        guard let continuation else { return }
+        let handoff = handoff
+        Task.detached { handoff.withLock { continuation.resume() } }
     }
 
     /// How many tasks are suspended now. Call with the lock held.
