@@ -81,6 +81,18 @@ struct ArborAdapter: LibraryAdapter {
         return { try container.resolve(SharedBuffer.self) }
     }
 
+    func weakBuild() throws -> () throws -> SharedBuffer {
+        let container = Container()
+        container.register(SharedBuffer.self) { _ in SharedBuffer() }.inObjectScope(.weak)
+        return { try container.resolve(SharedBuffer.self) }
+    }
+
+    func weakBuildProtocol() throws -> () throws -> any Buffering {
+        let container = Container()
+        container.register((any Buffering).self) { _ in SharedBuffer() }.inObjectScope(.weak)
+        return { try container.resolve((any Buffering).self) }
+    }
+
     func largeContainer(
         _ types: [any NumberedService.Type], resolving target: any NumberedService.Type
     ) throws -> () throws -> AnyObject {

@@ -25,11 +25,15 @@ struct MeasurementSettings {
 final class Sink {
     private(set) var checksum: UInt64 = 0
     private var last: AnyObject?
+    /// Whether the last result stays alive until the next one arrives; not for a weak instance that must die.
+    private let keepsLast: Bool
+
+    init(keepsLast: Bool = true) { self.keepsLast = keepsLast }
 
     @inline(__always)
     func consume(_ object: AnyObject) {
         checksum &+= UInt64(UInt(bitPattern: ObjectIdentifier(object)) >> 4 & 1)
-        last = object
+        if keepsLast { last = object }
     }
 }
 
@@ -53,15 +57,17 @@ struct Benchmark {
     /// What the report's notes column says besides the timing (e.g. heap bytes).
     var notes: [String] = []
 
-    /// Calls `operation` in a loop on the current thread; `keepAlive` stays alive meanwhile.
+    /// Calls `operation` in a loop on the current thread; `keepAlive` stays alive meanwhile, and each result until the
+    /// next one arrives, unless `keepingLast` is false.
     static func sequential<Output: AnyObject>(
         operationsPerIteration: Int = 1,
         keepingAlive keepAlive: AnyObject? = nil,
+        keepingLast: Bool = true,
         _ operation: @escaping () throws -> Output
     ) -> Benchmark {
         Benchmark(operationsPerIteration: operationsPerIteration, threads: 1) { iterations in
             try withExtendedLifetime(keepAlive) {
-                let sink = Sink()
+                let sink = Sink(keepsLast: keepingLast)
                 let start = now()
                 for _ in 0..<iterations {
                     sink.consume(try operation())

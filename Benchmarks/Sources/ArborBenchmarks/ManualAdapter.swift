@@ -48,6 +48,22 @@ struct ManualAdapter: LibraryAdapter {
         }
     }
 
+    func weakBuild() -> () throws -> SharedBuffer {
+        // A hand-written weak cache that nothing else holds: it builds on every call.
+        let cache = WeakCache<SharedBuffer>()
+        return {
+            if let buffer = cache.instance { return buffer }
+            let buffer = SharedBuffer()
+            cache.instance = buffer
+            return buffer
+        }
+    }
+
+    func weakBuildProtocol() -> () throws -> any Buffering {
+        let build = weakBuild()
+        return { try build() }
+    }
+
     func largeContainer(
         _ types: [any NumberedService.Type], resolving target: any NumberedService.Type
     ) -> () throws -> AnyObject {

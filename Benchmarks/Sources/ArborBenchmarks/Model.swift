@@ -162,9 +162,13 @@ final class ChildNode {
 // MARK: - weak_hit
 
 /// A service in weak scope: shared while someone (here: the benchmark) holds it.
-final class SharedBuffer: Sendable {
+final class SharedBuffer: Buffering, Sendable {
     init() {}
 }
+
+/// What `SharedBuffer` is registered as in `weak_build_protocol`: a protocol that is not class-bound, as most
+/// registrations name their service.
+protocol Buffering {}
 
 // MARK: - large_container_N, register_1000 and cold_start
 

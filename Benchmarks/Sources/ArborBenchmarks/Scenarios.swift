@@ -29,6 +29,10 @@ protocol LibraryAdapter {
     func circularPair() throws -> () throws -> ParentNode
     /// `SharedBuffer`, weak scope; the benchmark holds the first instance while timing.
     func weakHit() throws -> () throws -> SharedBuffer
+    /// `SharedBuffer`, weak scope, and nothing holds it: every resolve builds one and caches it weakly.
+    func weakBuild() throws -> () throws -> SharedBuffer
+    /// `weakBuild`, with `SharedBuffer` registered as `any Buffering`.
+    func weakBuildProtocol() throws -> () throws -> any Buffering
     /// Registers every type in `types` (transient) in one container and resolves `target`.
     func largeContainer(
         _ types: [any NumberedService.Type], resolving target: any NumberedService.Type
@@ -123,6 +127,11 @@ func allScenarios() -> [Scenario] {
             "circular_pair", expecting: .newInstances, check: { $0.child.parent === $0 }
         ) { try $0.circularPair() },
         .resolving("weak_hit", expecting: .sameInstance) { try $0.weakHit() },
+        .buildingWeakly("weak_build") { try $0.weakBuild() },
+        .buildingWeakly("weak_build_protocol") { library in
+            let operation = try library.weakBuildProtocol()
+            return { try operation() as! SharedBuffer }
+        },
     ]
     for size in sizes {
         let types = typesBySize[size]!
@@ -227,6 +236,22 @@ extension Scenario {
             let first = try operation()
             try verify(first, try operation(), sharing, check: check)
             return .sequential(keepingAlive: first, operation)
+        }
+    }
+}
+
+extension Scenario {
+    /// A weak instance that nothing holds, so that each resolve builds one: checked to be shared while the first is
+    /// held, then timed with nothing held.
+    static func buildingWeakly(
+        _ name: String, _ makeOperation: @escaping (any LibraryAdapter) throws -> () throws -> SharedBuffer
+    ) -> Scenario {
+        Scenario(name: name) { library in
+            let operation = try makeOperation(library)
+            try withExtendedLifetime(try operation()) { first in
+                try verify(first, try operation(), .sameInstance, check: { _ in true })
+            }
+            return .sequential(keepingLast: false, operation)
         }
     }
 }

@@ -66,6 +66,18 @@ struct SwinjectAdapter: LibraryAdapter {
         return { try unwrap(container.resolve(SharedBuffer.self)) }
     }
 
+    func weakBuild() -> () throws -> SharedBuffer {
+        let container = Container()
+        container.register(SharedBuffer.self) { _ in SharedBuffer() }.inObjectScope(.weak)
+        return { try unwrap(container.resolve(SharedBuffer.self)) }
+    }
+
+    func weakBuildProtocol() -> () throws -> any Buffering {
+        let container = Container()
+        container.register((any Buffering).self) { _ in SharedBuffer() }.inObjectScope(.weak)
+        return { try unwrap(container.resolve((any Buffering).self)) }
+    }
+
     func largeContainer(
         _ types: [any NumberedService.Type], resolving target: any NumberedService.Type
     ) -> () throws -> AnyObject {
