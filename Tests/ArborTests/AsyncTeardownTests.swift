@@ -55,9 +55,11 @@ private final class TLog: @unchecked Sendable {
         for name in ["a", "b", "c"] { _ = try await app.resolve(TResource.self, name: name) }
         synchronously { app.close() }
         #expect(log.values == ["release c", "release a"], "the synchronous hooks ran before close() returned")
-        // The task runs when a cooperative thread is free: the other suites' tests may keep them busy a while.
-        let deadline = ContinuousClock.now + .seconds(120)
-        while log.values.count < 3, ContinuousClock.now < deadline { try await Task.sleep(nanoseconds: 1_000_000) }
+        // The task runs when a cooperative thread is free: the other suites' tests may keep them busy for minutes on a
+        // shared machine, so the wait has no deadline of its own; the watchdog stops a run that never gets there.
+        let watchdog = Watchdog("close()'s async release hook", seconds: Watchdog.patience)
+        defer { watchdog.disarm() }
+        while log.values.count < 3 { try await Task.sleep(nanoseconds: 1_000_000) }
         #expect(log.values == ["release c", "release a", "release b (async)"])
     }
 

@@ -28,7 +28,7 @@ private final class WNode: @unchecked Sendable {
             let serial = builds.increment()
             let storage = try #require(container.entries.first?.storage)
             // While it sleeps, the other 999 wait: suspended, each a continuation, and none holding a thread.
-            let deadline = ContinuousClock.now + .seconds(60)
+            let deadline = ContinuousClock.now + .seconds(Watchdog.patience)
             while ContinuousClock.now < deadline {
                 let counts = CreationCoordinator.shared.waitingCounts(for: storage)
                 waiting.record(counts)

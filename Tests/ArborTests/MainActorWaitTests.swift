@@ -108,7 +108,7 @@ private final class MSession: @unchecked Sendable {}
             waited.signal()
         }.start()
         let storage = try #require(container.entries.first?.storage)
-        let deadline = Date() + 20
+        let deadline = Date() + Watchdog.patience
         while !CreationCoordinator.shared.isWaited(on: storage), Date() < deadline { usleep(500) }
         finish.signal()
         #expect(waited.wait(timeout: .now() + 20) == .success)
