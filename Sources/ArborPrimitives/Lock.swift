@@ -1,13 +1,3 @@
-#if canImport(Darwin)
-import Darwin
-#elseif canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#else
-#error("Arbor needs pthreads on this platform.")
-#endif
-
 /// A non-recursive mutex, optionally paired with a condition variable.
 ///
 /// A plain `pthread_mutex_t` in heap memory that never moves: it works on every platform Arbor builds
@@ -24,20 +14,18 @@ import Musl
 /// is a ``WaitLock``, which keeps the rule by construction.
 @usableFromInline
 package final class Lock: @unchecked Sendable {
-    @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    @usableFromInline let condition: UnsafeMutablePointer<pthread_cond_t>
+    @usableFromInline let mutex: UnsafeMutablePointer<PthreadMutex.Raw>
+    @usableFromInline let condition: UnsafeMutablePointer<PthreadMutex.Condition>
 
     package init() {
         mutex = .allocate(capacity: 1)
         PthreadMutex.initialize(mutex)
         condition = .allocate(capacity: 1)
-        condition.initialize(to: pthread_cond_t())
-        PthreadMutex.check(pthread_cond_init(condition, nil), "pthread_cond_init")
+        PthreadMutex.initialize(condition)
     }
 
     deinit {
-        PthreadMutex.check(pthread_cond_destroy(condition), "pthread_cond_destroy")
-        condition.deinitialize(count: 1)
+        PthreadMutex.destroy(condition)
         condition.deallocate()
         PthreadMutex.destroy(mutex)
         mutex.deallocate()
@@ -64,11 +52,11 @@ package final class Lock: @unchecked Sendable {
 
     /// Releases the lock, sleeps until `broadcast()` is called, and takes the lock again. Call with the lock held.
     package func wait() {
-        PthreadMutex.check(pthread_cond_wait(condition, mutex), "pthread_cond_wait")
+        PthreadMutex.wait(condition, mutex)
     }
 
     /// Wakes every thread in `wait()`. Call with the lock held.
     package func broadcast() {
-        PthreadMutex.check(pthread_cond_broadcast(condition), "pthread_cond_broadcast")
+        PthreadMutex.broadcast(condition)
     }
 }

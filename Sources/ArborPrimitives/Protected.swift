@@ -1,13 +1,3 @@
-#if canImport(Darwin)
-import Darwin
-#elseif canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#else
-#error("Arbor needs pthreads on this platform.")
-#endif
-
 /// A value and the mutex that protects it, in one allocation.
 ///
 /// The value is reached through pointers, so reading it under the lock costs no dynamic exclusivity check: the
@@ -19,7 +9,7 @@ import Musl
 /// reached only through `withLock(_:)`, which holds the mutex for as long as `body` has the value, or between a
 /// `lock()` and its `unlock()` for state kept elsewhere. Every pthread return code is checked (``PthreadMutex``).
 @usableFromInline
-package final class Protected<Value>: ManagedBuffer<Value, pthread_mutex_t> {
+package final class Protected<Value>: ManagedBuffer<Value, PthreadMutex.Raw> {
     @inlinable
     package static func make(_ value: Value) -> Protected<Value> {
         make(with: { value })

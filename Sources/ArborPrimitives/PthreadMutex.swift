@@ -18,7 +18,11 @@ import Musl
 /// on the thread that holds it, or unlocking it on a thread that does not, fails a precondition instead of
 /// deadlocking or corrupting it.
 @usableFromInline
-enum PthreadMutex {
+package enum PthreadMutex {
+    /// The mutex itself: the one type other files name, so that only this file imports the C library.
+    @usableFromInline package typealias Raw = pthread_mutex_t
+    /// A condition variable, paired with a mutex (``Lock``).
+    @usableFromInline typealias Condition = pthread_cond_t
     @usableFromInline
     static func initialize(_ mutex: UnsafeMutablePointer<pthread_mutex_t>) {
         mutex.initialize(to: pthread_mutex_t())
@@ -51,6 +55,32 @@ enum PthreadMutex {
     @inline(__always)
     static func unlock(_ mutex: UnsafeMutablePointer<pthread_mutex_t>) {
         check(pthread_mutex_unlock(mutex), "pthread_mutex_unlock")
+    }
+
+    /// Initializes a condition variable in memory that never moves.
+    @usableFromInline
+    static func initialize(_ condition: UnsafeMutablePointer<Condition>) {
+        condition.initialize(to: pthread_cond_t())
+        check(pthread_cond_init(condition, nil), "pthread_cond_init")
+    }
+
+    /// Destroys a condition variable nothing waits on, and deinitializes its memory; the caller frees the memory.
+    @usableFromInline
+    static func destroy(_ condition: UnsafeMutablePointer<Condition>) {
+        check(pthread_cond_destroy(condition), "pthread_cond_destroy")
+        condition.deinitialize(count: 1)
+    }
+
+    /// Releases `mutex`, sleeps until `condition` is broadcast, and takes `mutex` again.
+    @usableFromInline
+    static func wait(_ condition: UnsafeMutablePointer<Condition>, _ mutex: UnsafeMutablePointer<Raw>) {
+        check(pthread_cond_wait(condition, mutex), "pthread_cond_wait")
+    }
+
+    /// Wakes every thread that waits on `condition`.
+    @usableFromInline
+    static func broadcast(_ condition: UnsafeMutablePointer<Condition>) {
+        check(pthread_cond_broadcast(condition), "pthread_cond_broadcast")
     }
 
     /// Stops the program unless `result`, the return code of the pthread function `function`, is 0.
