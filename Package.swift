@@ -17,7 +17,7 @@ let package = Package(
         // not a product. To check their invariants as they run, build with the condition ARBOR_INTERNAL_CHECKS, in a
         // build directory of its own: `swift test -Xswiftc -DARBOR_INTERNAL_CHECKS --scratch-path .build-checks`.
         .target(name: "ArborPrimitives", dependencies: ["CArborSupport"]),
-        .target(name: "Arbor", dependencies: ["CArborSupport", "ArborPrimitives"]),
+        .target(name: "Arbor", dependencies: ["ArborPrimitives"]),
         .target(name: "ArborTesting", dependencies: ["Arbor"]),
         // `Examples/NotesServer` is a package of its own (it depends on Hummingbird); this target skips it.
         .executableTarget(name: "Examples", dependencies: ["Arbor"], path: "Examples", exclude: ["NotesServer"]),

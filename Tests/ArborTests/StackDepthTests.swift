@@ -43,6 +43,22 @@ private func chain(_ kind: SDChain, count: Int) -> Container {
     return container
 }
 
+/// Registers a chain of `count` services like `chain`, whose factories record the address of a local variable: how
+/// far down the stack each level's factory runs.
+private func measuredChain(_ kind: SDChain, count: Int, addresses: Box<[UInt]>) -> Container {
+    let container = Container()
+    for index in 0..<count {
+        let registration = container.register(SDNode.self, name: "\(index)") { r in
+            var local = index
+            let address = withUnsafeMutablePointer(to: &local) { UInt(bitPattern: $0) }
+            addresses.value = (addresses.value ?? []) + [address]
+            return SDNode(next: index + 1 < count ? try r.resolve(SDNode.self, name: "\(index + 1)") : nil)
+        }
+        registration.inObjectScope(kind == .graph ? .graph : .permanent)
+    }
+    return container
+}
+
 /// Resolves the chain's first service on a new thread with a stack of `stackKB` kilobytes.
 private func resolveFirst(of container: Container, stackKB: Int) -> Result<SDNode, any Error>? {
     let done = DispatchSemaphore(value: 0)
@@ -99,6 +115,27 @@ private func resolveFirst(of container: Container, stackKB: Int) -> Result<SDNod
         #if !DEBUG
         #expect(!"\(error)".contains("stack"), "the stack, not maxResolutionDepth, stopped it: \(error)")
         #expect(error.path.count == 202)
+        #endif
+    }
+
+    /// Prints how much stack one level of a nested resolve takes (CI prints it beside this suite's result in the
+    /// release build), and checks that 200 levels fit in a 256 KB stack less the resolve's 32 KB margin.
+    @Test(arguments: SDChain.allCases)
+    func oneLevelTakesLittleEnoughStackFor200LevelsIn256KB(_ kind: SDChain) throws {
+        let addresses = Box<[UInt]>([])
+        let container = measuredChain(kind, count: 40, addresses: addresses)
+        _ = try #require(resolveFirst(of: container, stackKB: 1_024))
+        let recorded = addresses.value ?? []
+        try #require(recorded.count == 40)
+        let perLevel = (recorded[10] - recorded[30]) / 20
+        #if DEBUG
+        let build = "debug"
+        #else
+        let build = "release"
+        #endif
+        print("StackDepthTests: one level of a \(kind) chain takes \(perLevel) bytes of stack (\(build) build)")
+        #if !DEBUG
+        #expect(perLevel * 200 <= (256 - 32) * 1_024, "\(perLevel) bytes a level: 200 levels do not fit in 224 KB")
         #endif
     }
 

@@ -214,105 +214,154 @@ extension Container {
         let storages = entries.filter { $0.scope == scope }.compactMap(\.storage)
         ReleasedInstance.run(storages.compactMap { $0.release() })
     }
-}
 
-extension Container {
-    /// Drops the instance this container keeps for one service — its permanent or weak instance, or its own
-    /// per-container instance — and runs the registration's `onRelease` hooks on it; the next resolve builds a new
-    /// one. Every other instance stays, and so does the registration.
+    // MARK: async and main-actor factories
+
+    /// Registers how to build a service whose factory is `async`: a database connection, a client that fetches its
+    /// configuration, anything that needs `await` to start.
     ///
     /// ```swift
-    /// container.resetInstance(of: UserSession.self)              // at logout: the next resolve starts a new session
-    /// container.resetInstance(of: Database.self, name: "replica")
+    /// container.register(Database.self) { r async throws in
+    ///     try await Database.connect(config: try r.resolve())
+    /// }
+    /// .inObjectScope(.permanent)
+    ///
+    /// let database = try await container.resolve(Database.self)
     /// ```
     ///
-    /// It resets the registrations of `serviceType` under `name`, with any argument types, that this container
-    /// holds, and — for a per-container service registered here or in an ancestor — this container's own instance of
-    /// it. A type forwarded with ``Registration/implements(_:name:)`` resets the registration it forwards to.
+    /// Resolve it with `try await` — from a container, or from the resolver another `async` factory receives — with
+    /// every lifetime, name and runtime argument a synchronous factory has. A synchronous `resolve` cannot build it:
+    /// it throws ``ResolutionError/Reason/asyncRequired``, and never waits. So a synchronous factory cannot depend on
+    /// it; an `async` one can depend on both kinds.
     ///
-    /// In a child, an ancestor's instance is never touched, also when the child resolves it from there: a test's child
-    /// resetting a service leaves the app's instance alone. Call it on the container that holds the registration to
-    /// reset what every descendant shares. An instance being built while you reset is kept once it is finished, as
-    /// with ``resetObjectScope(_:)``.
-    public func resetInstance<Service>(of serviceType: Service.Type, name: String? = nil) {
-        let matches = { (key: ServiceKey) in key.serviceType == serviceType && key.name == name }
-        var storages: [InstanceStorage] = []
-        var perContainerIdentities: Set<Int> = []
-        var container: Container? = self
-        while let current = container {
-            let isSelf = current === self
-            current.registry.withLock { registry in
-                registry.entries.forEach { entry in
-                    guard matches(entry.key) else { return }
-                    let target = entry.forwardTarget.flatMap { registry.entries[$0] } ?? entry
-                    if target.storageKind == .perContainer {
-                        perContainerIdentities.insert(target.identity)
-                    } else if isSelf, let storage = target.storage {
-                        storages.append(storage)
-                    }
-                }
-            }
-            container = current.parent
-        }
-        if !perContainerIdentities.isEmpty {
-            registry.withLock { registry in
-                for identity in perContainerIdentities {
-                    if let storage = registry.perContainer[identity] { storages.append(storage) }
-                }
-            }
-        }
-        ReleasedInstance.run(storages.compactMap { $0.release() })
+    /// A factory isolated to a global actor other than the main actor is an `async` one too:
+    /// `{ @DatabaseActor r async in Store(…) }`.
+    @inlinable
+    @discardableResult
+    public func register<Service>(
+        _ serviceType: Service.Type,
+        name: String? = nil,
+        factory: @escaping @Sendable (any Resolver) async throws -> Service
+    ) -> Registration<Service> {
+        register(
+            serviceType, name: name, entry: AsyncNullaryEntry<Service>.self, kind: .async,
+            synchronousFactory: { _ in throw AsyncOnly(cause: .asyncFactory) }, asyncFactory: factory)
     }
 
-    /// Closes the container and its descendants: drops the instances they hold, runs the registrations'
-    /// ``Registration/onRelease(_:)-21slw`` hooks on them, newest instance first, and makes every later `resolve` from
-    /// them throw ``ResolutionError/Reason/containerClosed``. `async` release hooks start in a task of their own, in
-    /// the same order, after the synchronous ones; ``closeAndWait()`` awaits them.
+    /// Registers how to build a service on the main actor: a view model, a controller, anything `@MainActor`.
     ///
     /// ```swift
-    /// let session = app.makeChild()
-    /// session.register(Connection.self) { _ in Connection() }
-    ///     .inObjectScope(.permanent)
-    ///     .onRelease { connection in connection.disconnect() }
-    /// // … the user logs out:
-    /// session.close()   // disconnects; resolving from `session` now throws
+    /// container.register(FeedViewModel.self) { @MainActor r in
+    ///     FeedViewModel(client: try r.resolve())
+    /// }
+    ///
+    /// @MainActor func showFeed() throws {
+    ///     let model = try container.resolve(FeedViewModel.self)      // built here, on the main actor
+    /// }
+    /// func prefetch() async throws {
+    ///     let model = try await container.resolve(FeedViewModel.self) // goes to the main actor to build it
+    /// }
     /// ```
     ///
-    /// Closing is for a child with a lifetime of its own — a session, a request, a test. Ancestors are never
-    /// touched. Closing twice does nothing more. A resolution that is running while the container closes finishes,
-    /// and the permanent or per-container instance whose factory it is running is released at once instead of held;
-    /// resolutions waiting for that instance throw ``ResolutionError/Reason/containerClosed``, and no factory of the
-    /// container runs again. A resolve that begins after ``isClosed`` returned `true` throws. Registering on a closed
-    /// container is allowed but pointless: resolving still throws.
-    public func close() {
-        ReleasedInstance.run(closeSubtree())
+    /// Resolved synchronously on the main actor, the factory runs there; resolved with `try await` from anywhere,
+    /// Arbor goes to the main actor to run it. Resolved synchronously anywhere else, it throws
+    /// ``ResolutionError/Reason/asyncRequired`` saying so: never a crash, never a data race. The service is
+    /// `Sendable` (a `@MainActor` class is), because it leaves the main actor when the resolve returns.
+    @inlinable
+    @discardableResult
+    public func register<Service: Sendable>(
+        _ serviceType: Service.Type,
+        name: String? = nil,
+        factory: @escaping @MainActor @Sendable (any Resolver) throws -> Service
+    ) -> Registration<Service> {
+        register(
+            serviceType, name: name, entry: AsyncNullaryEntry<Service>.self, kind: .mainActor,
+            synchronousFactory: { resolver in
+                guard isOnMainActor() else { throw AsyncOnly(cause: .mainActorFactory) }
+                return try MainActor.assumeIsolated { try factory(resolver) }
+            },
+            asyncFactory: { resolver in try await MainActor.run { try factory(resolver) } })
     }
 
-    /// Closes the container and its descendants like ``close()``, and awaits the release hooks: `async` ones too, each
-    /// finished before the next begins, newest instance first.
+    /// Registers an entry whose factory is not (only) synchronous. `entry` is `AsyncNullaryEntry<Service>.self`, named
+    /// by the inlined caller (see `register(_:name:entry:factory:)`).
+    @usableFromInline
+    func register<Service>(
+        _ serviceType: Service.Type,
+        name: String?,
+        entry: AsyncNullaryEntry<Service>.Type,
+        kind: FactoryKind,
+        synchronousFactory: @escaping @Sendable (any Resolver) throws -> Service,
+        asyncFactory: @escaping @Sendable (any Resolver) async throws -> Service
+    ) -> Registration<Service> {
+        let key = ServiceKey(serviceType: serviceType, name: name, argumentsType: Void.self)
+        let token = RegistrationToken()
+        add(
+            AsyncNullaryEntry<Service>(
+                key: key, token: token, configuration: initialConfiguration, factoryKind: kind,
+                synchronousFactory: synchronousFactory, asyncFactory: asyncFactory))
+        return Registration(container: self, key: key, token: token)
+    }
+
+    /// Registers how to build a service whose factory is `async` and takes runtime arguments.
     ///
     /// ```swift
-    /// let request = app.makeChild()
-    /// defer { Task { await request.closeAndWait() } }   // or, at the end of an async handler:
-    /// await request.closeAndWait()                       // every onRelease hook has run
+    /// container.register(Session.self) { (r, user: UserID) async throws in
+    ///     try await Session.open(for: user, api: try r.resolve())
+    /// }
+    /// let session = try await container.resolve(Session.self, arguments: user)
     /// ```
+    @inlinable
+    @discardableResult
+    public func register<Service, FirstArgument, each Argument>(
+        _ serviceType: Service.Type,
+        name: String? = nil,
+        factory: @escaping @Sendable (any Resolver, FirstArgument, repeat each Argument) async throws -> Service
+    ) -> Registration<Service> {
+        register(
+            serviceType, name: name, argumentsType: (FirstArgument, repeat each Argument).self, kind: .async,
+            synchronousFactory: TupleFactory(failing: AsyncOnly(cause: .asyncFactory)),
+            asyncFactory: AsyncTupleFactory(factory))
+    }
+
+    /// Registers how to build, on the main actor, a service whose factory takes runtime arguments. It is resolved like
+    /// a main-actor factory without arguments: on the main actor, synchronously or with `try await`.
     ///
-    /// Use it where the end of a container must wait for its cleanup — a request's transaction rolled back before the
-    /// response is sent, a connection returned before shutting down. A synchronous caller has ``close()``, which
-    /// starts `async` hooks without waiting for them.
-    public func closeAndWait() async {
-        await ReleasedInstance.runAwaiting(closeSubtree())
+    /// ```swift
+    /// container.register(ProfileViewModel.self) { @MainActor (r, user: UserID) in
+    ///     ProfileViewModel(user: user, client: try r.resolve())
+    /// }
+    /// let model = try await container.resolve(ProfileViewModel.self, arguments: user)
+    /// ```
+    @inlinable
+    @discardableResult
+    public func register<Service: Sendable, FirstArgument, each Argument>(
+        _ serviceType: Service.Type,
+        name: String? = nil,
+        factory: @escaping @MainActor @Sendable (any Resolver, FirstArgument, repeat each Argument) throws -> Service
+    ) -> Registration<Service> {
+        register(
+            serviceType, name: name, argumentsType: (FirstArgument, repeat each Argument).self, kind: .mainActor,
+            synchronousFactory: TupleFactory(mainActor: factory),
+            asyncFactory: AsyncTupleFactory(mainActor: factory))
     }
 
-    /// Whether ``close()`` was called on this container or an ancestor.
-    public var isClosed: Bool {
-        registry.withLock { $0.isClosed }
+    /// Registers an entry with runtime arguments whose factory is not (only) synchronous.
+    @usableFromInline
+    func register<Service>(
+        _ serviceType: Service.Type,
+        name: String?,
+        argumentsType: Any.Type,
+        kind: FactoryKind,
+        synchronousFactory: TupleFactory<Service>,
+        asyncFactory: AsyncTupleFactory<Service>
+    ) -> Registration<Service> {
+        let key = ServiceKey(serviceType: serviceType, name: name, argumentsType: argumentsType)
+        let token = RegistrationToken()
+        add(
+            AsyncArgumentsEntry(
+                key: key, token: token, configuration: initialConfiguration, factoryKind: kind,
+                synchronousFactory: synchronousFactory, asyncFactory: asyncFactory))
+        return Registration(container: self, key: key, token: token)
     }
-}
-
-/// Carries a value the user hands to the container across threads. The user vouches for it by registering it.
-@usableFromInline
-struct UncheckedSendable<Value>: @unchecked Sendable {
-    @usableFromInline let value: Value
-    @inlinable init(_ value: Value) { self.value = value }
 }

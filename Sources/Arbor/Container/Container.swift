@@ -95,14 +95,24 @@ public final class Container: Resolver, @unchecked Sendable {
         version.deallocate()
     }
 
+    /// The storage of `entry`'s per-container instance in this container, made on first use; unretained: the container
+    /// keeps its per-container storages until it is deinitialised, and a resolve that reads one keeps the container
+    /// alive.
+    @inline(__always)
+    func perContainerStorageReference(for entry: Unretained<ServiceEntry>) -> Unretained<InstanceStorage> {
+        registry.withLock { registry in
+            let identity = entry.withObject { $0.identity }
+            if let storage = registry.perContainer.reference(for: identity) { return storage }
+            let storage = InstanceStorage(
+                retention: .strong, releaseHooks: entry.withObject { $0.releaseHooks }, lock: self.registry)
+            registry.perContainer.add(storage, for: identity)
+            return Unretained(storage, retainedInChecks: false)
+        }
+    }
+
     /// The storage of `entry`'s per-container instance in this container, made on first use.
     func perContainerStorage(for entry: ServiceEntry) -> InstanceStorage {
-        registry.withLock { registry in
-            if let storage = registry.perContainer[entry.identity] { return storage }
-            let storage = InstanceStorage(retention: .strong, releaseHooks: entry.releaseHooks, lock: self.registry)
-            registry.perContainer.add(storage, for: entry.identity)
-            return storage
-        }
+        perContainerStorageReference(for: Unretained(entry, retainedInChecks: false)).object
     }
 
     /// The bit of `registeredTypes` that stands for `type`: one of 64, from its metadata's address.

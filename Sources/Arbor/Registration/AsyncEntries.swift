@@ -1,5 +1,4 @@
 internal import ArborPrimitives
-internal import CArborSupport
 internal import Dispatch
 
 /// How a registration's factory runs.
@@ -61,7 +60,7 @@ struct AsyncOnly: Error {
 /// A `false` where the main actor runs elsewhere only makes a synchronous resolve throw, never crash.
 @usableFromInline
 func isOnMainActor() -> Bool {
-    carbor_is_main_thread() || DispatchQueue.getSpecific(key: MainQueueMarker.key) != nil
+    MainThread.isCurrent || DispatchQueue.getSpecific(key: MainQueueMarker.key) != nil
 }
 
 /// A value only the main dispatch queue carries.

@@ -22,23 +22,8 @@ internal import ArborPrimitives
 @usableFromInline
 enum AsyncPlainStep {
     case inGraph(position: Int)
-    case build(AsyncPlainBuild)
+    case build(PlainBuild)
     case general
-}
-
-/// A build the plain path began: the resolution has entered its frame; `finish` or `fail` leaves it.
-@usableFromInline
-struct AsyncPlainBuild {
-    let key: ServiceKey
-    let entryReference: Unretained<ServiceEntry>
-    let slot: GraphSlot
-    let depth: Int
-    let outerDepth: Int
-    let isGraph: Bool
-    let hasHooks: Bool
-
-    /// The entry whose factory to await. The registry keeps it while the resolution reads it.
-    @usableFromInline var entry: ServiceEntry { entryReference.object }
 }
 
 /// Begins an `async` resolve of `serviceType` for a convenience inlined into a factory: `.general` unless `resolver` is
@@ -50,16 +35,16 @@ func beginAsyncPlainResolve(_ resolver: any Resolver, _ serviceType: Any.Type, n
     let resolution = knownDowncast(resolver, to: Resolution.self)
     guard resolution.isUsableByCurrentTask() else { return .general }
     let key = ServiceKey(serviceType: serviceType, name: name, argumentsType: Void.self)
-    guard let found = resolution.find(key, in: resolution.state.value.context), resolution.isAsyncPlain(found) else {
+    guard let found = resolution.find(key, in: resolution.context), resolution.isAsyncPlain(found) else {
         return .general
     }
-    return try resolution.beginAsyncPlain(found, key: key, depth: resolution.state.value.depth + 1)
+    return try resolution.beginAsyncPlain(found, key: key, depth: resolution.depth + 1)
 }
 
 /// The instance at `position` in the graph of the resolution `resolver` is.
 @usableFromInline
 func asyncPlainGraphInstance<Service>(_ resolver: any Resolver, at position: Int, as _: Service.Type) -> Service {
-    knownDowncast(resolver, to: Resolution.self).state.value.graph.instance(at: position, as: Service.self)
+    knownDowncast(resolver, to: Resolution.self).graphInstance(at: position, as: Service.self)
 }
 
 /// Awaits the factory of a build the plain path began, in the caller's frame, and ends the build: what both the
@@ -67,7 +52,7 @@ func asyncPlainGraphInstance<Service>(_ resolver: any Resolver, at position: Int
 @inlinable
 @inline(__always)
 func awaitAsyncPlainBuild<Service>(
-    _ resolver: any Resolver, _ build: AsyncPlainBuild, as _: Service.Type
+    _ resolver: any Resolver, _ build: PlainBuild, as _: Service.Type
 ) async throws -> Service {
     let instance: Service
     do {
@@ -81,13 +66,13 @@ func awaitAsyncPlainBuild<Service>(
 
 /// Ends a build `beginAsyncPlainResolve` began, whose factory returned `instance`.
 @usableFromInline
-func finishAsyncPlainResolve<Service>(_ resolver: any Resolver, _ instance: Service, _ build: AsyncPlainBuild) {
+func finishAsyncPlainResolve<Service>(_ resolver: any Resolver, _ instance: Service, _ build: PlainBuild) {
     knownDowncast(resolver, to: Resolution.self).finishAsyncPlain(instance, build)
 }
 
 /// Ends a build `beginAsyncPlainResolve` began, whose factory threw `error`, and returns the error to throw.
 @usableFromInline
-func failAsyncPlainResolve(_ resolver: any Resolver, _ error: any Error, _ build: AsyncPlainBuild) -> any Error {
+func failAsyncPlainResolve(_ resolver: any Resolver, _ error: any Error, _ build: PlainBuild) -> any Error {
     knownDowncast(resolver, to: Resolution.self).failAsyncPlain(error, build)
 }
 
@@ -99,41 +84,27 @@ extension Resolution {
         found.isPlain && found.factoryKind != .synchronous && takesFastPath(found)
     }
 
-    /// The plain path up to its factory: the graph's instance if it has one, else enters the build's frame.
+    /// The plain path's first step (``beginPlain(_:key:depth:)``), as the conveniences' step.
     @inline(__always)
     func beginAsyncPlain(_ found: Found, key: ServiceKey, depth: Int) throws -> AsyncPlainStep {
-        guard depth <= state.value.maxDepth else { throw depthLimitError(key) }
-        let slot = GraphSlot(registration: found.identity, context: state.value.context)
-        let isGraph = found.shape == .graph
-        if isGraph, let position = state.value.graph.position(of: slot) { return .inGraph(position: position) }
-        let entry = found.entry
-        let outerDepth = try enter(
-            Frame(entry: entry, slot: slot, storage: isGraph ? .graph : .none), key: key, depth: depth)
-        return .build(
-            AsyncPlainBuild(
-                key: key, entryReference: entry, slot: slot, depth: depth, outerDepth: outerDepth, isGraph: isGraph,
-                hasHooks: found.hasHooks))
-    }
-
-    /// The plain path after its factory returned: leaves the frame, keeps a graph instance, queues the hooks.
-    @inline(__always)
-    func finishAsyncPlain<Service>(_ instance: Service, _ build: AsyncPlainBuild) {
-        rebind()
-        leave(toDepth: build.outerDepth)
-        let position = build.isGraph ? state.value.graph.add(instance, for: build.slot) : nil
-        if build.hasHooks {
-            queueHooks(
-                of: build.entryReference, instance: instance, depth: build.depth, graphPosition: position,
-                builtLast: true)
+        switch try beginPlain(found, key: key, depth: depth) {
+        case .inGraph(let position): .inGraph(position: position)
+        case .build(let build): .build(build)
         }
     }
 
-    /// The plain path after its factory threw: returns the error to throw, with the path to the failed service (built
-    /// before the frame is left, as the synchronous engine does), and leaves the frame.
-    func failAsyncPlain(_ error: any Error, _ build: AsyncPlainBuild) -> any Error {
+    /// The plain path after its `async` factory returned: back on this thread, leaves the frame, then
+    /// ``keepPlain(_:_:)``.
+    @inline(__always)
+    func finishAsyncPlain<Service>(_ instance: Service, _ build: PlainBuild) {
         rebind()
-        let failure = factoryError(error, key: build.key)
         leave(toDepth: build.outerDepth)
-        return failure
+        keepPlain(instance, build)
+    }
+
+    /// The plain path after its `async` factory threw: back on this thread, then ``failPlain(_:_:)``.
+    func failAsyncPlain(_ error: any Error, _ build: PlainBuild) -> any Error {
+        rebind()
+        return failPlain(error, build)
     }
 }

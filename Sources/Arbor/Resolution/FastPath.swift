@@ -1,28 +1,29 @@
 internal import ArborPrimitives
 
-/// The fast path: an optimisation of the rules (``Resolution/resolveByRules(_:found:depth:arguments:)``) for the
-/// registrations that need nothing but their factory and hooks — transient and graph-scoped ones, not forwards —
-/// while nothing watches the resolution (no leak tracker, no validation). `takesFastPath` is the one eligibility
-/// check; everything else takes the rules. The property-based tests run every seeded graph both ways — a leak
-/// tracker attached makes every resolve take the rules — and compare each with the reference model.
+/// The fast path: an optimisation of the rules (Rules.swift) for the registrations that need nothing but their
+/// factory and hooks — transient and graph-scoped ones, not forwards — while nothing watches the resolution (no leak
+/// tracker, no validation). `takesFastPath` is the one eligibility check; everything else takes the rules. The
+/// property-based tests run every seeded graph both ways — a leak tracker attached makes every resolve take the rules
+/// — and compare each with the reference model.
 ///
-/// What it saves is measured in the Performance article's table of speed tricks.
+/// It is written as steps, `beginPlain` and `finishPlain` (or `failPlain`), around the factory call: the synchronous
+/// resolve calls the factory between them, and the `async` plain path (AsyncPlainPath.swift) awaits it there, in the
+/// frame of the factory that asked. What it saves is measured in the Performance article's table of speed tricks.
 extension Resolution {
     /// Whether a resolve of `found` may take the fast path: a transient or graph-scoped registration that is not a
     /// forward, while nothing watches the resolution.
     @inline(__always)
     func takesFastPath(_ found: Found) -> Bool {
-        found.isPlain && state.value.diagnostics == nil
+        found.isPlain && diagnostics == nil
     }
 
-    /// The outermost build of a transient registration without hooks or arguments: `buildPlain` without the
+    /// The outermost build of a transient registration without hooks or arguments: `resolvePlain` without the
     /// checks that cannot fail at depth 0 with nothing else being built (no cycle, no depth limit: it is at least
     /// 0).
     @inline(__always)
     func buildOutermost<Service>(_ found: Found, key: ServiceKey) throws -> Service {
-        let slot = GraphSlot(registration: found.identity, context: state.value.context)
-        state.value.building.push(Frame(entry: found.entry, slot: slot, storage: .none))
-        state.value.depth = 0
+        let slot = GraphSlot(registration: found.identity, context: context)
+        enterOutermost(Frame(entry: found.entry, slot: slot, storage: .none))
         defer { leave(toDepth: -1) }
         do {
             return try found.entry.withObject { try NullaryEntry<Service>.build($0, self) }
@@ -69,16 +70,15 @@ extension Resolution {
         arguments: ArgumentsTuple,
         into result: ResultSlot<Service>
     ) throws -> Bool {
-        guard thread == .current, state.value.phase == .active, let found = find(key, in: state.value.context),
-            takesFastPath(found)
-        else { return false }
-        result.initialize(to: try resolvePlain(found, key: key, depth: state.value.depth + 1, arguments: arguments))
+        guard thread == .current, isActive, let found = find(key, in: context), takesFastPath(found) else {
+            return false
+        }
+        result.initialize(to: try resolvePlain(found, key: key, depth: depth + 1, arguments: arguments))
         return true
     }
 
-    /// Resolves a transient or graph-scoped registration, while nothing watches the resolution:
-    /// what `resolve(_:found:depth:invoke:)` and `build` do, without the steps that cannot apply (measured: a
-    /// tenth of a nested resolve).
+    /// Resolves a transient or graph-scoped registration, while nothing watches the resolution: what the rules and
+    /// a build do, without the steps that cannot apply (measured: a tenth of a nested resolve).
     func resolvePlain<Service>(_ found: Found, key: ServiceKey, depth: Int) throws -> Service {
         try resolvePlain(found, key: key, depth: depth, argumentsAt: nil)
     }
@@ -101,54 +101,94 @@ extension Resolution {
         depth: Int,
         argumentsAt arguments: ArgumentsTuple?
     ) throws -> Service {
-        guard depth <= state.value.maxDepth else {
-            throw depthLimitError(key)
-        }
-        let slot = GraphSlot(registration: found.identity, context: state.value.context)
-        guard found.shape == .graph else {
-            guard found.hasHooks else {
-                return try buildPlain(found, key: key, slot: slot, depth: depth, arguments: arguments)
-            }
-            let instance: Service = try buildPlain(found, key: key, slot: slot, depth: depth, arguments: arguments)
-            queueHooks(of: found.entry, instance: instance, depth: depth, graphPosition: nil, builtLast: true)
+        switch try beginPlain(found, key: key, depth: depth) {
+        case .inGraph(let position):
+            return graphInstance(at: position, as: Service.self)
+        case .build(let build):
+            // Nothing to keep or queue: the factory writes its instance straight into the caller's memory (measured:
+            // through a local, a copy by the type's value witness cost a plain resolve 34 instructions, 5% of
+            // `child_depth_5`).
+            guard build.isGraph || build.hasHooks else { return try callPlainFactory(build, arguments: arguments) }
+            let instance: Service = try callPlainFactory(build, arguments: arguments)
+            keepPlain(instance, build)
             return instance
         }
-        if let position = state.value.graph.position(of: slot) {
-            return state.value.graph.instance(at: position, as: Service.self)
-        }
-        let instance: Service = try buildPlain(found, key: key, slot: slot, depth: depth, arguments: arguments)
-        // The outermost instance, with no hooks waiting to run: the resolution is over, nothing can ask for it
-        // again, and the graph need not keep it (a retain and a release saved).
-        if depth == 0, !found.hasHooks, state.value.hooks.isEmpty { return instance }
-        let position = state.value.graph.add(instance, for: slot)
-        if found.hasHooks {
-            queueHooks(of: found.entry, instance: instance, depth: depth, graphPosition: position, builtLast: true)
-        }
-        return instance
     }
 
-    /// Runs a plain registration's factory one level deeper.
+    /// Runs a plain registration's factory in the frame `beginPlain` entered, and leaves the frame.
     @inline(__always)
-    func buildPlain<Service>(
-        _ found: Found,
-        key: ServiceKey,
-        slot: GraphSlot,
-        depth: Int,
-        arguments: ArgumentsTuple?
-    ) throws -> Service {
-        let outerDepth = try enter(
-            Frame(entry: found.entry, slot: slot, storage: found.shape == .graph ? .graph : .none), key: key,
-            depth: depth)
-        defer { leave(toDepth: outerDepth) }
+    func callPlainFactory<Service>(_ build: PlainBuild, arguments: ArgumentsTuple?) throws -> Service {
+        defer { leave(toDepth: build.outerDepth) }
         do {
-            return try found.entry.withObject { entry in
+            return try build.frame.entry.withObject { entry in
                 // The key names the service type and argument types exactly: the entry is a `NullaryEntry<Service>`
                 // or an `ArgumentsEntry<Service>`, and the downcasts are reinterpretations.
                 guard let arguments else { return try NullaryEntry<Service>.build(entry, self) }
                 return try ArgumentsEntry<Service>.build(entry, self, arguments: arguments)
             }
         } catch {
-            throw factoryError(error, key: key)
+            throw factoryError(error, key: build.entry.key)  // The frame is still entered: it ends the path.
         }
     }
+
+    // MARK: The steps
+
+    /// The plain path up to its factory: the graph's instance if it has one, else enters the build's frame.
+    @inline(__always)
+    func beginPlain(_ found: Found, key: ServiceKey, depth: Int) throws -> PlainStep {
+        try checkDepth(depth, key)
+        let slot = GraphSlot(registration: found.identity, context: context)
+        let isGraph = found.shape == .graph
+        if isGraph, let position = graphPosition(of: slot) { return .inGraph(position) }
+        let frame = Frame(entry: found.entry, slot: slot, storage: isGraph ? .graph : .none)
+        let outerDepth = try enter(frame, key: key, depth: depth)
+        return .build(PlainBuild(frame: frame, depth: depth, outerDepth: outerDepth, hasHooks: found.hasHooks))
+    }
+
+    /// The plain path after its factory returned and its frame was left: keeps a graph instance, queues the hooks.
+    @inline(__always)
+    func keepPlain<Service>(_ instance: Service, _ build: PlainBuild) {
+        var position: Int?
+        // The outermost instance, with no hooks waiting to run: the resolution is over, nothing can ask for it again,
+        // and the graph need not keep it (a retain and a release saved).
+        if build.isGraph, build.depth > 0 || build.hasHooks || hasPendingHooks {
+            position = keepInGraph(instance, for: build.frame.slot)
+        }
+        if build.hasHooks {
+            queueHooks(
+                of: build.frame.entry, instance: instance, depth: build.depth, graphPosition: position,
+                builtLast: true)
+        }
+    }
+
+    /// The plain path after its factory threw, for a caller that called it itself (the `async` plain path): returns
+    /// the error to throw, with the path to the failed service (made before the frame is left), and leaves the frame.
+    @inline(never)
+    func failPlain(_ error: any Error, _ build: PlainBuild) -> any Error {
+        let failure = factoryError(error, key: build.entry.key)
+        leave(toDepth: build.outerDepth)
+        return failure
+    }
+}
+
+/// What the plain path does first: take the instance the graph already has, or build one.
+enum PlainStep {
+    case inGraph(Int)
+    case build(PlainBuild)
+}
+
+/// A build the plain path began: the frame the resolution entered, which `finishPlain` or `failPlain` leaves. Its key
+/// is its entry's: a plain registration is found under its own key. (Measured: with the key kept here too, each copy
+/// of a build cost a plain resolve 43 more instructions, 5% of `graph_10`.)
+@usableFromInline
+struct PlainBuild {
+    let frame: Resolution.Frame
+    let depth: Int
+    let outerDepth: Int
+    let hasHooks: Bool
+
+    var isGraph: Bool { frame.storage == .graph }
+
+    /// The entry whose factory to call. The registry keeps it while the resolution reads it.
+    @usableFromInline var entry: ServiceEntry { frame.entry.object }
 }

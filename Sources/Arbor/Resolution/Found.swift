@@ -35,11 +35,7 @@ struct Found {
     @inline(__always)
     func loadHeld<Service>(as _: Service.Type) throws(NotHeld) -> Service {
         guard let storage = entry.withObject({ $0.heldStorage }) else { throw NotHeld() }
-        do {
-            return try storage.withObject { try $0.loadHeld(as: Service.self) }
-        } catch {
-            throw NotHeld()
-        }
+        return try storage.loadHeld(as: Service.self)
     }
 
     var identity: Int { entry.withObject { $0.identity } }
@@ -62,5 +58,17 @@ struct Lookup: ~Copyable {
         self.depthLimit = depthLimit
         self.isClosed = isClosed
         self.diagnostics = diagnostics
+    }
+}
+
+extension Unretained where Object == InstanceStorage {
+    /// The instance the storage holds, as the registration's `Service`; throws when it holds none.
+    @inline(__always)
+    func loadHeld<Service>(as _: Service.Type) throws(NotHeld) -> Service {
+        do {
+            return try withObject { try $0.loadHeld(as: Service.self) }
+        } catch {
+            throw NotHeld()
+        }
     }
 }

@@ -97,66 +97,25 @@ struct HookQueue {
 }
 
 extension Resolution {
-    /// Queues the hooks of a new instance of `entry`, built at `depth`. `graphPosition` is where the graph keeps
-    /// the instance, if it does. `builtLast` says that the instance's own frame has left `building` already: its
-    /// registration ends the path.
-    func queueHooks<Service>(
-        of entry: Unretained<ServiceEntry>,
-        instance: Service,
-        depth: Int,
-        graphPosition: Int?,
-        builtLast: Bool
-    ) {
-        let context = state.value.context
-        state.value.hooks.enqueue(
-            entry, instance: instance, graphPosition: graphPosition, depth: depth, context: context,
-            retainingContext: !context.refers(to: origin),
-            path: state.value.hookPath, building: state.value.building,
-            appending: builtLast ? entry : nil)
-    }
-
-    /// The keys of a path kept in the hook queue.
-    func keys(of path: HookQueue.PathRange) -> [ServiceKey] {
-        state.value.hooks.keys(of: path)
-    }
-
-    /// Runs the queued `initCompleted` hooks in their order (see ``HookQueue``). A resolve inside a hook goes one
-    /// level deeper than the hook's instance, so a chain of hooks that never ends runs into the depth limit.
-    func runPendingHooks() throws {
-        var next = 0
-        while next < state.value.hooks.count {
-            let pending = state.value.hooks[next]
-            next += 1
-            let saved = (state.value.context, state.value.depth, state.value.hookPath, state.value.hookStorage)
-            state.value.context = pending.context
-            state.value.depth = pending.depth
-            state.value.hookPath = pending.path
-            state.value.hookStorage = pending.storage
-            defer {
-                (state.value.context, state.value.depth, state.value.hookPath, state.value.hookStorage) = saved
-            }
-            try runHook(of: pending) { entry, instance in try entry.firstHook?.run(self, instance) }
-            let count = pending.entry.withObject { $0.hooks.count }
-            for index in 1..<max(1, count) {
-                try runHook(of: pending) { entry, instance in try entry.hooks[index].run(self, instance) }
-            }
-        }
-    }
-
-    /// Runs one hook of a pending instance, handing it the instance's location.
+    /// Calls hook `index` of the pending instance of `run` on the instance, where it is now (found again for each
+    /// hook: a hook may add instances, which can move the others). What both engines do for every hook; the `async`
+    /// one then awaits the work an `async` hook hands back.
     @inline(__always)
-    func runHook(
-        of pending: HookQueue.Pending,
-        _ run: (ServiceEntry, ValueStack.Location) throws -> Void
-    ) throws {
-        do {
-            // Found again for each hook: a hook may add instances, which can move the others. The hook copies its
-            // instance before it runs user code.
-            let instance = state.value.hooks.location(of: pending, in: state.value.graph)
-            try pending.entry.withObject { try run($0, instance) }
-        } catch {
-            let path = keys(of: pending.path)
-            throw failure(error, key: path.last!, path: path, detail: "an initCompleted hook threw")
+    func invokeHook(_ run: HookRun, _ index: Int) throws {
+        let instance = location(of: run.pending)
+        try run.pending.entry.withObject { entry in
+            if index == 0 {
+                try entry.firstHook?.run(self, instance)
+            } else {
+                try entry.hooks[index].run(self, instance)
+            }
         }
+    }
+
+    /// The error to throw for a hook that threw `error`: it names the hooked service, on the path that created it.
+    @inline(never)
+    func hookFailure(_ error: any Error, of pending: HookQueue.Pending) -> any Error {
+        let path = keys(of: pending.path)
+        return failure(error, key: path.last!, path: path, detail: "an initCompleted hook threw")
     }
 }

@@ -3,7 +3,7 @@ internal import ArborPrimitives
 extension Resolution {
     /// The path to the service being built now, outermost first.
     func path() -> [ServiceKey] {
-        keys(of: state.value.hookPath) + state.value.building.elements.map(\.key)
+        hookPath.keys + frames.map(\.key)
     }
 
     /// The error for `key`, with the path to it. Built out of line, like every error here, and handed back boxed:
@@ -41,7 +41,7 @@ extension Resolution {
     /// (top-level code is not an `async` context for overload resolution); inside an `async` function or closure it
     /// picks the `async` one.
     func topLevelCodeHint() -> String {
-        guard !state.value.isAsync, state.value.coordinationThread == thread, isOnMainActor(), currentTask() != nil
+        guard !isAsync, !isHostedByAsync, isOnMainActor(), CurrentTask.address != nil
         else { return "" }
         return """
              In top-level code (main.swift) Swift picks the synchronous resolve even after `try await`: resolve from \
@@ -55,7 +55,7 @@ extension Resolution {
     func depthLimitError(_ key: ServiceKey) -> any Error {
         error(
             .depthLimitExceeded, key: key,
-            detail: "The limit is \(state.value.maxDepth) (maxResolutionDepth of the container where the resolution "
+            detail: "The limit is \(maxDepth) (maxResolutionDepth of the container where the resolution "
                 + "started).")
     }
 
@@ -65,7 +65,7 @@ extension Resolution {
         var error = ResolutionError(
             .depthLimitExceeded, key: key, path: path() + [key],
             detail: """
-                Depth \(depth) is within maxResolutionDepth (\(state.value.maxDepth)), but a level more would \
+                Depth \(depth) is within maxResolutionDepth (\(maxDepth)), but a level more would \
                 overflow the thread's stack. Resolve on a thread with a larger stack (a secondary thread's stack is \
                 often 512 KB or less), or make the graph shallower.
                 """)

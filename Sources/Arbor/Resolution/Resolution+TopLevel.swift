@@ -119,6 +119,70 @@ extension Resolution {
         }
     }
 
+    // MARK: Top level, async
+
+    /// Resolves a service as a new top-level `async` resolution that starts in `container`.
+    static func resolveAsync<Service>(
+        _ serviceType: Service.Type, name: String?, in container: Container
+    ) async throws -> Service {
+        let key = ServiceKey(serviceType: serviceType, name: name, argumentsType: Void.self)
+        return try await resolveAsync(key, box: nil, in: container) { _ in
+            try container.resolve(serviceType, name: name)
+        }
+    }
+
+    /// Resolves a service whose factory takes runtime arguments, as a new top-level `async` resolution.
+    static func resolveAsync<Service, each Argument>(
+        _ serviceType: Service.Type, name: String?, in container: Container, arguments: repeat each Argument
+    ) async throws -> Service {
+        let key = ServiceKey(serviceType: serviceType, name: name, argumentsType: (repeat each Argument).self)
+        guard key.hasArguments else { return try await resolveAsync(serviceType, name: name, in: container) }
+        return try await resolveAsync(key, box: AsyncArgumentsBox.make(repeat each arguments), in: container) { _ in
+            try container.resolve(serviceType, name: name, arguments: repeat each arguments)
+        }
+    }
+
+    /// Resolves `key`, its runtime arguments in `box`, as a new top-level `async` resolution. `synchronous` is the same
+    /// resolve, synchronous: what a key without a registration takes (a `Lazy`, a `Provider`, `.notRegistered`).
+    static func resolveAsync<Service>(
+        _ key: ServiceKey,
+        box: AsyncArgumentsBox?,
+        in container: Container,
+        synchronous: (any Resolver) throws -> Service
+    ) async throws -> Service {
+        var resolution = AsyncResolutionPool.take(for: container)
+        defer { AsyncResolutionPool.recycle(&resolution) }
+        return try await resolution.resolveTopLevelAsync(key, in: container, arguments: box) {
+            try synchronous(container)
+        }
+    }
+
+    /// One top-level `async` resolve in this idle `async` resolution. `unregistered` resolves the key when it has no
+    /// registration, with the caller's runtime arguments, as a synchronous top-level resolve.
+    func resolveTopLevelAsync<Service>(
+        _ key: ServiceKey,
+        in container: Container,
+        arguments: AsyncArgumentsBox?,
+        unregistered: () throws -> Service
+    ) async throws -> Service {
+        rebind()
+        reader?.enter(container.root)
+        defer { reader?.exit() }
+        let lookup = try lookUpTopLevel(key, in: container)
+        guard lookup.found != nil || Service.self is any AsyncDerivedService.Type else { return try unregistered() }
+        if arguments == nil, let found = lookup.found, found.shape == .held {
+            do throws(NotHeld) { return try found.loadHeld(as: Service.self) } catch {}
+        }
+        begin(in: container, maxDepth: lookup.depthLimit, diagnostics: lookup.diagnostics)
+        do {
+            let instance: Service = try await resolveAsync(key, found: lookup.found, depth: 0, arguments: arguments)
+            try await completeAsync(key)
+            return instance
+        } catch {
+            throw await failedAsync(error)
+        }
+    }
+
     /// What a top-level resolve needs to know before it begins: where the key is registered, and the settings of
     /// the container it starts in. From the thread's look-up cache, or found under the registries' locks and then
     /// cached. Throws if the container was closed.

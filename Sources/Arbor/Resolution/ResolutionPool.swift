@@ -1,5 +1,4 @@
 internal import ArborPrimitives
-internal import CArborSupport
 
 /// What one thread keeps for resolving: its look-up cache, its idle resolution, and the resolution running on it
 /// now. One per thread that ever resolved, released when the thread exits: the caches in a process are bounded by
@@ -19,10 +18,7 @@ final class ThreadContext {
     @exclusivity(unchecked) var idleAsync: Resolution?
     /// The lowest stack address a resolution may nest at on this thread: the bottom of the thread's stack plus
     /// ``stackMargin``; 0 where the system does not tell (see ``Resolution/enter(_:key:depth:)``).
-    let stackLimit: UInt = {
-        let lowest = UInt(carbor_stack_lowest_address())
-        return lowest == 0 ? 0 : lowest + ThreadContext.stackMargin
-    }()
+    let stackLimit = StackLimit.ofCurrentThread(margin: ThreadContext.stackMargin)
 
     /// How much stack a resolution leaves unused, for the factory it is about to call, the next check, and the
     /// error it throws there. A level of a resolve takes about 1 KB in a release build and 3–4 KB in a debug build
@@ -94,15 +90,20 @@ enum ResolutionPool {
         _ = ThreadLocalSlot.pooled.removeObject(as: Resolution.self)
     }
 
+    /// Detaches a finished resolution that something besides the caller refers to — strongly, `weak` or `unowned` —
+    /// and says whether it did: such a resolution never goes back to a pool (``Resolution/detach(keptWeakly:)``).
+    static func detachIfKept(_ resolution: inout Resolution) -> Bool {
+        let stronglyKept = !isKnownUniquelyReferenced(&resolution)
+        let weaklyKept = ReferenceCountProbe.hasUnownedOrWeakReferences(resolution)
+        guard stronglyKept || weaklyKept else { return false }
+        resolution.detach(keptWeakly: weaklyKept)
+        return true
+    }
+
     /// Keeps a finished resolution for the thread's next resolve, unless something else refers to it: then it is
     /// detached.
     static func recycle(_ resolution: inout Resolution) {
-        let stronglyKept = !isKnownUniquelyReferenced(&resolution)
-        let weaklyKept = ReferenceCountProbe.hasUnownedOrWeakReferences(resolution)
-        guard !stronglyKept, !weaklyKept else {
-            resolution.detach(keptWeakly: weaklyKept)
-            return
-        }
+        guard !detachIfKept(&resolution) else { return }
         if resolution.thread == .current, ThreadLocalSlot.pooled.object(as: Resolution.self) == nil {
             _ = ThreadContext.current  // Releases the slot's resolution when the thread exits.
             ThreadLocalSlot.pooled.store(resolution)
@@ -115,4 +116,25 @@ enum ResolutionPool {
 struct ResolutionIdentity: Equatable {
     let resolution: Int
     let serial: Int
+}
+
+/// Keeps one idle `async` resolution per thread, as ``ResolutionPool`` keeps a synchronous one: a top-level `async`
+/// resolve takes it from the thread it starts on and gives it back to the thread it ends on.
+enum AsyncResolutionPool {
+    static func take(for container: Container) -> Resolution {
+        let context = ThreadContext.current
+        if let idle = context.idleAsync {
+            context.idleAsync = nil
+            return idle
+        }
+        return Resolution(asyncOrigin: container)
+    }
+
+    /// Keeps a finished `async` resolution for the next one on this thread, unless something else refers to it: then
+    /// it is detached, like a synchronous one (``Resolution/detach(keptWeakly:)``).
+    static func recycle(_ resolution: inout Resolution) {
+        guard !ResolutionPool.detachIfKept(&resolution) else { return }
+        let context = ThreadContext.current
+        if context.idleAsync == nil { context.idleAsync = resolution }
+    }
 }

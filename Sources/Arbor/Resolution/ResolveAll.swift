@@ -58,28 +58,24 @@ extension AllRegistrations: DescribedInErrors {
 }
 
 extension AllRegistrations: DerivedService {
-    static func derive<each Argument>(
-        in resolution: Resolution,
-        name: String?,
-        depth: Int,
-        arguments: repeat each Argument
-    ) throws -> AllRegistrations<Element> {
-        guard name == nil, (repeat each Argument).self == Void.self else { throw NotDerivable() }
-        let names = resolution.currentContext.namesForResolveAll(of: Element.self)
-        var elements: [Element] = []
-        elements.reserveCapacity(names.count)
-        for name in names {
+    static func derive<each Argument>(_ at: Derivation, arguments: repeat each Argument) throws -> Self {
+        guard at.name == nil, (repeat each Argument).self == Void.self else { throw NotDerivable() }
+        var all = Self(elements: [])
+        for name in names(seenBy: at.resolution) {
             do {
-                elements.append(try resolution.resolve(Element.self, name: name, depth: depth))
-            } catch let error as ResolutionError where wasRemoved(name, error) {
-                continue
-            }
+                all.elements.append(try at.resolution.resolve(Element.self, name: name, depth: at.depth))
+            } catch let error as ResolutionError where wasRemoved(name, error) {}
         }
-        return AllRegistrations(elements: elements)
+        return all
     }
 }
 
 extension AllRegistrations {
+    /// The names of the registrations of `Element` without runtime arguments that `resolution` sees now, in order.
+    static func names(seenBy resolution: Resolution) -> [String?] {
+        resolution.currentContext.namesForResolveAll(of: Element.self)
+    }
+
     /// Whether `error` says that the registration under `name` is gone: unregistered on another thread after the
     /// names were read. The collection is then the one seen a moment later, without it. (A dependency of the element
     /// that is not registered is another key, and still throws.)
@@ -92,23 +88,18 @@ extension AllRegistrations {
 extension AllRegistrations: AsyncDerivedService {
     static func deriveAsync(
         in resolution: Resolution, key: ServiceKey, depth: Int, arguments: AsyncArgumentsBox?
-    ) async throws -> AllRegistrations<Element> {
+    ) async throws -> Self {
         guard key.name == nil, arguments == nil else { throw resolution.notRegisteredError(key) }
-        let names = resolution.currentContext.namesForResolveAll(of: Element.self)
-        var elements: [Element] = []
-        elements.reserveCapacity(names.count)
-        for name in names {
+        var all = Self(elements: [])
+        for name in names(seenBy: resolution) {
             let elementKey = ServiceKey(serviceType: Element.self, name: name, argumentsType: Void.self)
-            let found = resolution.find(elementKey, in: resolution.state.value.context)
+            let found = resolution.find(elementKey, in: resolution.context)
             do {
-                let element: Element = try await resolution.resolveAsync(
-                    elementKey, found: found, depth: depth, arguments: nil)
-                elements.append(element)
-            } catch let error as ResolutionError where wasRemoved(name, error) {
-                continue
-            }
+                all.elements.append(
+                    try await resolution.resolveAsync(elementKey, found: found, depth: depth, arguments: nil))
+            } catch let error as ResolutionError where wasRemoved(name, error) {}
         }
-        return AllRegistrations(elements: elements)
+        return all
     }
 }
 

@@ -96,16 +96,20 @@ public final class Lazy<Service>: @unchecked Sendable {
     }
 }
 
-extension Lazy: DerivedService {
-    static func derive<each Argument>(
-        in resolution: Resolution,
-        name: String?,
-        depth: Int,
-        arguments: repeat each Argument
-    ) throws -> Lazy<Service> {
-        Lazy(
+extension Lazy: DeferredResolving {}
+
+/// A wrapper that resolves its service later, made from a closure that does: `Lazy` and `Provider`. Resolving one is
+/// deriving it (``DerivedService``) the same way for both: check that the service resolves, capture what it needs.
+protocol DeferredResolving: DerivedService {
+    associatedtype Service
+    init(resolve: @escaping () throws -> Service)
+}
+
+extension DeferredResolving {
+    static func derive<each Argument>(_ at: Derivation, arguments: repeat each Argument) throws -> Self {
+        Self(
             resolve: try deferredResolve(
-                Service.self, in: resolution, name: name, depth: depth, arguments: repeat each arguments))
+                Service.self, in: at.resolution, name: at.name, depth: at.depth, arguments: repeat each arguments))
     }
 }
 

@@ -49,15 +49,4 @@ public final class Provider<Service>: @unchecked Sendable {
     }
 }
 
-extension Provider: DerivedService {
-    static func derive<each Argument>(
-        in resolution: Resolution,
-        name: String?,
-        depth: Int,
-        arguments: repeat each Argument
-    ) throws -> Provider<Service> {
-        Provider(
-            resolve: try deferredResolve(
-                Service.self, in: resolution, name: name, depth: depth, arguments: repeat each arguments))
-    }
-}
+extension Provider: DeferredResolving {}

@@ -1,3 +1,5 @@
+internal import ArborPrimitives
+
 /// The storages of the per-container instances one container keeps (``ObjectScope/perContainer``), by registration
 /// identity.
 ///
@@ -30,6 +32,18 @@ struct PerContainerStorages {
                 if let instance = element.storage.releaseLocked() { released.append(instance) }
             }
         }
+    }
+
+    /// `self[identity]`, unretained: the caller holds the container's lock, and the container keeps the storage.
+    @inline(__always)
+    func reference(for identity: Int) -> Unretained<InstanceStorage>? {
+        guard let large else {
+            for element in small where element.identity == identity {
+                return Unretained(element.storage, retainedInChecks: false)
+            }
+            return nil
+        }
+        return large[identity].map { Unretained($0, retainedInChecks: false) }
     }
 
     subscript(identity: Int) -> InstanceStorage? {

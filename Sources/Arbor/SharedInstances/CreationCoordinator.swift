@@ -95,7 +95,7 @@ final class CreationCoordinator: @unchecked Sendable {
     var waits: [ThreadID: Wait] = [:]
     /// The groups made for resolutions whose solo builds another resolution promoted, until each of those
     /// resolutions joins its group (see `join`).
-    private var promotedGroups: [Member: CreationGroup] = [:]
+    var promotedGroups: [Member: CreationGroup] = [:]
 
     /// Detail of a `.circular` that goes through a resolution nested on one thread.
     static let nestedDetail = """
@@ -138,30 +138,6 @@ final class CreationCoordinator: @unchecked Sendable {
     }
 
     // MARK: Claiming
-
-    /// What `member`, whose group is `group` (`nil` until it claims something; set here when it does), may do
-    /// about the instance of `storage`. Waits while another group builds it.
-    func acquire(
-        _ storage: InstanceStorage, for member: Member, group: inout CreationGroup?, solo: inout SoloClaims
-    ) -> Acquisition {
-        if group == nil, let acquisition = acquireSolo(storage, for: member, solo: &solo) { return acquisition }
-        var stale: StoredValue?
-        defer { withExtendedLifetime(stale) {} }
-        let onMainActor = isOnMainActor()
-        lock.lock()
-        defer { lock.unlock() }
-        join(member, group: &group, solo: &solo)
-        while true {
-            switch acquireStep(storage, for: member, group: &group, stale: &stale, blocksMainActor: onMainActor) {
-            case .done(let acquisition):
-                return acquisition
-            case .wait(let target):
-                waits[member.thread] = Wait(member: member, target: target)
-                lock.waitBlocking()
-                waits[member.thread] = nil
-            }
-        }
-    }
 
     /// The first look of a member without a group: a solo claim, or an answer that needs no coordinator; `nil` when
     /// the coordinator must decide.
@@ -299,40 +275,6 @@ final class CreationCoordinator: @unchecked Sendable {
 
     // MARK: Finishing
 
-    /// Ends `member`'s part in `group`: with `failure`, the group fails; without, the member waits until the rest
-    /// of the group has finished. The last member to finish publishes the group's instances, in the order their
-    /// factories returned — or abandons them all if any member failed.
-    ///
-    /// A member without a group publishes its solo builds itself, without the coordinator's lock, unless one of them
-    /// was promoted: then it joins the group made for it and finishes as a member of it.
-    func finish(
-        _ member: Member, group: CreationGroup?, solo: inout SoloClaims, failure: (any Error)?
-    ) -> Outcome {
-        var group = group
-        if group == nil, failure == nil, !solo.wasPromoted {
-            guard publishSolo(member, solo: &solo) else { return .published }
-        }
-        let onMainActor = isOnMainActor()
-        lock.lock()
-        join(member, group: &group, solo: &solo)
-        guard let group else {
-            lock.unlock()
-            return .published
-        }
-        var ending = leave(member, group: group, failure: failure)
-        while ending.outcome == nil {
-            switch finishStep(member, group: group, blocksMainActor: onMainActor) {
-            case .done(let outcome):
-                ending.outcome = outcome
-            case .wait(let target):
-                waits[member.thread] = Wait(member: member, target: target)
-                lock.waitBlocking()
-                waits[member.thread] = nil
-            }
-        }
-        return finishLocked(ending, group: group, failure: failure)
-    }
-
     /// What a member's leaving its group comes to: what the group's completion handed back to release, and the
     /// outcome, `nil` while the member still waits for the rest of its group.
     struct Ending {
@@ -380,17 +322,20 @@ final class CreationCoordinator: @unchecked Sendable {
         }
     }
 
-    /// The end of `finish`: the outcome the member reports, given its group's failure. Call with the lock held; it
-    /// releases it, then runs the release hooks of instances published into a closed container.
-    func finishLocked(_ ending: Ending, group: CreationGroup, failure: (any Error)?) -> Outcome {
-        var outcome = ending.outcome ?? .published
+    /// The outcome the member reports at the end of `finish`, given its group's failure. Call with the lock held.
+    func outcome(of ending: Ending, group: CreationGroup, failure: (any Error)?) -> Outcome {
+        let outcome = ending.outcome ?? .published
         if case .published = outcome, failure == nil, let groupFailure = Self.root(group).failure {
-            outcome = .failed(groupFailure)
+            return .failed(groupFailure)
         }
-        lock.unlock()
+        return outcome
+    }
+
+    /// Runs the release hooks of instances published into a closed container, and releases what the group's
+    /// completion handed back. Call without the lock.
+    func release(_ ending: Ending) {
         ReleasedInstance.run(ending.published.compactMap(\.released))
         withExtendedLifetime((ending.published, ending.abandoned)) {}
-        return outcome
     }
 
     /// Publishes (or, after a failure, abandons) a group's claims once all of its members have finished. Wakes
@@ -415,184 +360,12 @@ final class CreationCoordinator: @unchecked Sendable {
         return (inBuildOrder.map { $0.publish() }, [])
     }
 
-    /// Makes one group of `groups`: the biggest takes the others' members and claims. Wakes every waiting
-    /// resolution, so each looks again at what it waits for.
-    private func merge(_ groups: [CreationGroup]) {
-        guard let into = groups.max(by: { $0.members.count < $1.members.count }) else { return }
-        for group in groups where group !== into {
-            group.mergedInto = into
-            into.members += group.members
-            into.claims += group.claims
-            if into.failure == nil { into.failure = group.failure }
-            group.members = []
-            group.claims = []
-        }
-        lock.wakeAll()
-    }
-
-    private static func root(_ group: CreationGroup) -> CreationGroup {
+    static func root(_ group: CreationGroup) -> CreationGroup {
         var group = group
         while let next = group.mergedInto { group = next }
         return group
     }
 
-    // MARK: Solo builds
-
-    // A resolution that builds instances nothing else needs meanwhile — a request's unit of work in the request's own
-    // container, a singleton's first build — needs no group and no waits: it claims the storages *solo*, under each
-    // container's lock alone, and publishes them itself when it finishes (`acquire`, `built`, `finish`). (Measured:
-    // the coordinator's lock and bookkeeping were 3,400 of the 11,500 instructions a per-container build took, and
-    // every thread of a server building its requests' instances took that one lock.)
-    //
-    // Only a resolution without a group builds solo, and the first time it needs the coordinator it *joins*: its solo
-    // claims become its group's. Another resolution that meets a solo build *promotes* it: it makes a group for the
-    // builder (one per builder, in `promotedGroups`), makes it the storage's builder, and waits as for any build. The
-    // builder learns of it at its next solo step on that storage — each checks the storage under its lock — and
-    // joins then; every solo claim ends in such a step (it is recorded, then published or abandoned), so no promoted
-    // group is left behind. A promoted group's one member is its builder, which is not waiting (a resolution that
-    // waits has joined), so no cycle of waits goes through the group and no merge touches it before its member joins.
-
-    /// Publishes `member`'s solo builds, oldest first. `true` if one of them had been promoted: the rest, from that
-    /// one on, are still `solo`'s, and the member joins the coordinator to finish.
-    func publishSolo(_ member: Member, solo: inout SoloClaims) -> Bool {
-        var released: [ReleasedInstance] = []
-        var dropped: [StoredValue] = []
-        defer {
-            if !released.isEmpty { ReleasedInstance.run(released) }
-            withExtendedLifetime(dropped) {}
-        }
-        solo.sortByBuild()
-        var published = 0
-        for storage in solo.storages {
-            guard let publication = storage.publishSolo(by: member) else {
-                solo.removeFirst(published)
-                solo.wasPromoted = true
-                return true
-            }
-            if let value = publication.dropped { dropped.append(value) }
-            if let instance = publication.released { released.append(instance) }
-            published += 1
-        }
-        solo.removeAll()
-        return false
-    }
-
-    /// Hands a solo build to the coordinator: from now on its builder's group, made here if it has none, speaks for
-    /// it. Call with the lock held.
-    private func promote(_ storage: InstanceStorage) {
-        guard let build = storage.promote() else { return }  // Published or abandoned meanwhile.
-        let group: CreationGroup
-        if let existing = promotedGroups[build.member] {
-            group = Self.root(existing)
-        } else {
-            group = CreationGroup(build.member)
-            promotedGroups[build.member] = group
-        }
-        storage.builder = Builder(group: group, member: build.member)
-        storage.isBuilt = build.isBuilt
-        group.claims.append(storage)
-    }
-
-    /// Makes `member`'s solo claims its group's: the group made when one of them was promoted, or a new one. Call
-    /// with the lock held, before the member does anything else with the coordinator.
-    func join(_ member: Member, group: inout CreationGroup?, solo: inout SoloClaims) {
-        guard group == nil else {
-            internalInvariant(solo.storages.isEmpty, "a resolution with a group claims nothing solo")
-            return
-        }
-        let promoted = promotedGroups.removeValue(forKey: member)
-        guard !solo.storages.isEmpty || promoted != nil else {
-            solo.removeAll()
-            return
-        }
-        let joined = promoted.map(Self.root) ?? CreationGroup(member)
-        for storage in solo.storages {
-            let ended = storage.endSolo(by: member)
-            guard !ended.wasPromoted else { continue }  // Its builder is the group already.
-            storage.builder = Builder(group: joined, member: member)
-            storage.isBuilt = ended.isBuilt
-            joined.claims.append(storage)
-        }
-        solo.removeAll()
-        group = joined
-    }
-
-    // MARK: Cycles
-
-    private enum Cycle {
-        case none
-        /// The chain leads back through a resolution suspended under a nested one on its thread.
-        case throughNesting
-        /// The chain leads back, but every link is inside the waiting member's own group: members wait for each
-        /// other's factories.
-        case withinGroup
-        /// The chain leads back through these groups' waits only: merging them lets every member go on.
-        case merge([CreationGroup])
-    }
-
-    private struct Visit: Hashable {
-        let thread: ThreadID
-        let throughNesting: Bool
-    }
-
-    /// Follows every chain of waits that would start with `member` waiting for `target`: whether it closes, and
-    /// whether it reaches an `async` resolution (`reachesTask`), which may need any actor to go on.
-    private func findCycle(
-        from member: Member, waitingFor target: Target, own: CreationGroup?
-    ) -> (cycle: Cycle, reachesTask: Bool) {
-        var reachesTask = false
-        var throughNesting = false
-        var cycleGroups: [CreationGroup] = []
-        var closes = false
-        var visited: Set<Visit> = []
-        var pending: [(target: Target, nested: Bool, groups: [CreationGroup])] = [(target, false, [])]
-        while let (target, nested, groups) = pending.popLast() {
-            var groups = groups
-            let members: [Member]
-            switch target {
-            case .storage(let storage, let waiterGroup):
-                guard let builder = storage.builder else { continue }  // Not building: the waiter goes on.
-                let building = Self.root(builder.group)
-                if let waiterGroup, building === Self.root(waiterGroup) {
-                    // Built by the waiter's own group: it shares the instance, or waits for that factory.
-                    guard !storage.isBuilt else { continue }
-                    members = [builder.member]
-                } else {
-                    members = building.members
-                }
-                groups.append(building)
-            case .completion(let group):
-                let root = Self.root(group)
-                members = root.members
-                groups.append(root)
-            }
-            for next in members {
-                if next.thread.isUnbound, next.thread != member.thread { reachesTask = true }
-                if next.thread == member.thread {
-                    // Back on the waiting member's thread: at the member itself, or at a resolution suspended under
-                    // it, which cannot go on before the member does.
-                    if next == member, !nested {
-                        closes = true
-                        cycleGroups += groups
-                    } else {
-                        throughNesting = true
-                    }
-                    continue
-                }
-                guard let wait = waits[next.thread] else { continue }  // Its thread is running.
-                let viaNesting = nested || wait.member != next
-                guard visited.insert(Visit(thread: next.thread, throughNesting: viaNesting)).inserted else { continue }
-                pending.append((wait.target, viaNesting, groups))
-            }
-        }
-        if throughNesting { return (.throughNesting, reachesTask) }
-        guard closes else { return (.none, reachesTask) }
-        var distinct: [CreationGroup] = own.map { [$0] } ?? []
-        for group in cycleGroups.map(Self.root) where !distinct.contains(where: { $0 === group }) {
-            distinct.append(group)
-        }
-        return (distinct.count > 1 ? .merge(distinct) : .withinGroup, reachesTask)
-    }
 }
 
 /// Resolutions that build permanent or weak instances together: a resolution that claimed something, and any that

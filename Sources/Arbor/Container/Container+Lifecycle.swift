@@ -1,0 +1,100 @@
+extension Container {
+    /// Drops the instance this container keeps for one service — its permanent or weak instance, or its own
+    /// per-container instance — and runs the registration's `onRelease` hooks on it; the next resolve builds a new
+    /// one. Every other instance stays, and so does the registration.
+    ///
+    /// ```swift
+    /// container.resetInstance(of: UserSession.self)              // at logout: the next resolve starts a new session
+    /// container.resetInstance(of: Database.self, name: "replica")
+    /// ```
+    ///
+    /// It resets the registrations of `serviceType` under `name`, with any argument types, that this container
+    /// holds, and — for a per-container service registered here or in an ancestor — this container's own instance of
+    /// it. A type forwarded with ``Registration/implements(_:name:)`` resets the registration it forwards to.
+    ///
+    /// In a child, an ancestor's instance is never touched, also when the child resolves it from there: a test's child
+    /// resetting a service leaves the app's instance alone. Call it on the container that holds the registration to
+    /// reset what every descendant shares. An instance being built while you reset is kept once it is finished, as
+    /// with ``resetObjectScope(_:)``.
+    public func resetInstance<Service>(of serviceType: Service.Type, name: String? = nil) {
+        let matches = { (key: ServiceKey) in key.serviceType == serviceType && key.name == name }
+        var storages: [InstanceStorage] = []
+        var perContainerIdentities: Set<Int> = []
+        var container: Container? = self
+        while let current = container {
+            let isSelf = current === self
+            current.registry.withLock { registry in
+                registry.entries.forEach { entry in
+                    guard matches(entry.key) else { return }
+                    let target = entry.forwardTarget.flatMap { registry.entries[$0] } ?? entry
+                    if target.storageKind == .perContainer {
+                        perContainerIdentities.insert(target.identity)
+                    } else if isSelf, let storage = target.storage {
+                        storages.append(storage)
+                    }
+                }
+            }
+            container = current.parent
+        }
+        if !perContainerIdentities.isEmpty {
+            registry.withLock { registry in
+                for identity in perContainerIdentities {
+                    if let storage = registry.perContainer[identity] { storages.append(storage) }
+                }
+            }
+        }
+        ReleasedInstance.run(storages.compactMap { $0.release() })
+    }
+
+    /// Closes the container and its descendants: drops the instances they hold, runs the registrations'
+    /// ``Registration/onRelease(_:)-21slw`` hooks on them, newest instance first, and makes every later `resolve` from
+    /// them throw ``ResolutionError/Reason/containerClosed``. `async` release hooks start in a task of their own, in
+    /// the same order, after the synchronous ones; ``closeAndWait()`` awaits them.
+    ///
+    /// ```swift
+    /// let session = app.makeChild()
+    /// session.register(Connection.self) { _ in Connection() }
+    ///     .inObjectScope(.permanent)
+    ///     .onRelease { connection in connection.disconnect() }
+    /// // … the user logs out:
+    /// session.close()   // disconnects; resolving from `session` now throws
+    /// ```
+    ///
+    /// Closing is for a child with a lifetime of its own — a session, a request, a test. Ancestors are never
+    /// touched. Closing twice does nothing more. A resolution that is running while the container closes finishes,
+    /// and the permanent or per-container instance whose factory it is running is released at once instead of held;
+    /// resolutions waiting for that instance throw ``ResolutionError/Reason/containerClosed``, and no factory of the
+    /// container runs again. A resolve that begins after ``isClosed`` returned `true` throws. Registering on a closed
+    /// container is allowed but pointless: resolving still throws.
+    public func close() {
+        ReleasedInstance.run(closeSubtree())
+    }
+
+    /// Closes the container and its descendants like ``close()``, and awaits the release hooks: `async` ones too, each
+    /// finished before the next begins, newest instance first.
+    ///
+    /// ```swift
+    /// let request = app.makeChild()
+    /// defer { Task { await request.closeAndWait() } }   // or, at the end of an async handler:
+    /// await request.closeAndWait()                       // every onRelease hook has run
+    /// ```
+    ///
+    /// Use it where the end of a container must wait for its cleanup — a request's transaction rolled back before the
+    /// response is sent, a connection returned before shutting down. A synchronous caller has ``close()``, which
+    /// starts `async` hooks without waiting for them.
+    public func closeAndWait() async {
+        await ReleasedInstance.runAwaiting(closeSubtree())
+    }
+
+    /// Whether ``close()`` was called on this container or an ancestor.
+    public var isClosed: Bool {
+        registry.withLock { $0.isClosed }
+    }
+}
+
+/// Carries a value the user hands to the container across threads. The user vouches for it by registering it.
+@usableFromInline
+struct UncheckedSendable<Value>: @unchecked Sendable {
+    @usableFromInline let value: Value
+    @inlinable init(_ value: Value) { self.value = value }
+}

@@ -1,0 +1,96 @@
+internal import ArborPrimitives
+
+extension CreationCoordinator {
+    // MARK: Cycles
+
+    enum Cycle {
+        case none
+        /// The chain leads back through a resolution suspended under a nested one on its thread.
+        case throughNesting
+        /// The chain leads back, but every link is inside the waiting member's own group: members wait for each
+        /// other's factories.
+        case withinGroup
+        /// The chain leads back through these groups' waits only: merging them lets every member go on.
+        case merge([CreationGroup])
+    }
+
+    struct Visit: Hashable {
+        let thread: ThreadID
+        let throughNesting: Bool
+    }
+
+    /// Follows every chain of waits that would start with `member` waiting for `target`: whether it closes, and
+    /// whether it reaches an `async` resolution (`reachesTask`), which may need any actor to go on.
+    func findCycle(
+        from member: Member, waitingFor target: Target, own: CreationGroup?
+    ) -> (cycle: Cycle, reachesTask: Bool) {
+        var reachesTask = false
+        var throughNesting = false
+        var cycleGroups: [CreationGroup] = []
+        var closes = false
+        var visited: Set<Visit> = []
+        var pending: [(target: Target, nested: Bool, groups: [CreationGroup])] = [(target, false, [])]
+        while let (target, nested, groups) = pending.popLast() {
+            var groups = groups
+            let members: [Member]
+            switch target {
+            case .storage(let storage, let waiterGroup):
+                guard let builder = storage.builder else { continue }  // Not building: the waiter goes on.
+                let building = Self.root(builder.group)
+                if let waiterGroup, building === Self.root(waiterGroup) {
+                    // Built by the waiter's own group: it shares the instance, or waits for that factory.
+                    guard !storage.isBuilt else { continue }
+                    members = [builder.member]
+                } else {
+                    members = building.members
+                }
+                groups.append(building)
+            case .completion(let group):
+                let root = Self.root(group)
+                members = root.members
+                groups.append(root)
+            }
+            for next in members {
+                if next.thread.isUnbound, next.thread != member.thread { reachesTask = true }
+                if next.thread == member.thread {
+                    // Back on the waiting member's thread: at the member itself, or at a resolution suspended under
+                    // it, which cannot go on before the member does.
+                    if next == member, !nested {
+                        closes = true
+                        cycleGroups += groups
+                    } else {
+                        throughNesting = true
+                    }
+                    continue
+                }
+                guard let wait = waits[next.thread] else { continue }  // Its thread is running.
+                let viaNesting = nested || wait.member != next
+                guard visited.insert(Visit(thread: next.thread, throughNesting: viaNesting)).inserted else { continue }
+                pending.append((wait.target, viaNesting, groups))
+            }
+        }
+        if throughNesting { return (.throughNesting, reachesTask) }
+        guard closes else { return (.none, reachesTask) }
+        var distinct: [CreationGroup] = own.map { [$0] } ?? []
+        for group in cycleGroups.map(Self.root) where !distinct.contains(where: { $0 === group }) {
+            distinct.append(group)
+        }
+        return (distinct.count > 1 ? .merge(distinct) : .withinGroup, reachesTask)
+    }
+
+    /// Makes one group of `groups`: the biggest takes the others' members and claims. Wakes every waiting
+    /// resolution, so each looks again at what it waits for.
+    func merge(_ groups: [CreationGroup]) {
+        guard let into = groups.max(by: { $0.members.count < $1.members.count }) else { return }
+        for group in groups where group !== into {
+            group.mergedInto = into
+            into.members += group.members
+            into.claims += group.claims
+            if into.failure == nil { into.failure = group.failure }
+            group.members = []
+            group.claims = []
+        }
+        lock.wakeAll()
+    }
+
+}
