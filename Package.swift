@@ -1,11 +1,11 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
-// The integrations (`ArborHummingbird`) are products of this package, each
+// The integrations (`ArborHummingbird`, `ArborVapor`) are products of this package, each
 // behind a package trait of its own, off by default. A package that depends on Arbor without enabling a trait
 // fetches and builds none of the server packages; one that enables it writes, for example:
 //
-//     .package(url: "https://github.com/…/Arbor", from: "…", traits: ["Hummingbird"])
+//     .package(url: "https://github.com/…/Arbor", from: "…", traits: ["Vapor"])
 //
 // A Swift 6.0 toolchain, which has no traits, reads `Package@swift-6.0.swift` instead: the core products only.
 let package = Package(
@@ -19,16 +19,21 @@ let package = Package(
         .library(name: "ArborTesting", targets: ["ArborTesting"]),
         // Each is empty unless its trait is enabled.
         .library(name: "ArborHummingbird", targets: ["ArborHummingbird"]),
+        .library(name: "ArborVapor", targets: ["ArborVapor"]),
     ],
     traits: [
         .trait(
             name: "Hummingbird",
             description: "ArborHummingbird: a child container per request for Hummingbird 2 (needs hummingbird)."),
+        .trait(
+            name: "Vapor",
+            description: "ArborVapor: a child container per request for Vapor 4, `req.container` (needs vapor)."),
         .default(enabledTraits: []),
     ],
     dependencies: [
         // Each is used only under its trait: without the trait, SwiftPM neither fetches nor builds it.
-        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1")
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/vapor/vapor", from: "4.122.3"),
     ],
     targets: [
         .target(name: "CArborSupport"),
@@ -45,6 +50,13 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Hummingbird"])),
             ]
         ),
+        .target(
+            name: "ArborVapor",
+            dependencies: [
+                "Arbor",
+                .product(name: "Vapor", package: "vapor", condition: .when(traits: ["Vapor"])),
+            ]
+        ),
         // `Examples/NotesServer` is a package of its own (it serves the notes API on Hummingbird); this
         // target skips it.
         .executableTarget(name: "Examples", dependencies: ["Arbor"], path: "Examples", exclude: ["NotesServer"]),
@@ -53,7 +65,7 @@ let package = Package(
         .testTarget(name: "ArborTests", dependencies: ["Arbor", "ArborTesting", "ArborTestSupport"]),
         .testTarget(name: "ArborTestingTests", dependencies: ["Arbor", "ArborTesting"]),
         .testTarget(name: "ArborPrimitivesTests", dependencies: ["ArborPrimitives", "ArborTestSupport"]),
-        // The integrations' tests: each runs with its trait enabled (`swift test --traits Hummingbird`), and is empty
+        // The integrations' tests: each runs with its trait enabled (`swift test --traits Vapor`), and is empty
         // without it.
         .testTarget(
             name: "ArborHummingbirdTests",
@@ -62,6 +74,14 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Hummingbird"])),
                 .product(
                     name: "HummingbirdTesting", package: "hummingbird", condition: .when(traits: ["Hummingbird"])),
+            ]
+        ),
+        .testTarget(
+            name: "ArborVaporTests",
+            dependencies: [
+                "ArborVapor", "Arbor", "ArborTesting",
+                .product(name: "Vapor", package: "vapor", condition: .when(traits: ["Vapor"])),
+                .product(name: "VaporTesting", package: "vapor", condition: .when(traits: ["Vapor"])),
             ]
         ),
     ],
