@@ -1,7 +1,7 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
-// The integrations (`ArborHummingbird`, `ArborVapor`) are products of this package, each
+// The integrations (`ArborHummingbird`, `ArborVapor`, `ArborServiceLifecycle`) are products of this package, each
 // behind a package trait of its own, off by default. A package that depends on Arbor without enabling a trait
 // fetches and builds none of the server packages; one that enables it writes, for example:
 //
@@ -20,6 +20,7 @@ let package = Package(
         // Each is empty unless its trait is enabled.
         .library(name: "ArborHummingbird", targets: ["ArborHummingbird"]),
         .library(name: "ArborVapor", targets: ["ArborVapor"]),
+        .library(name: "ArborServiceLifecycle", targets: ["ArborServiceLifecycle"]),
     ],
     traits: [
         .trait(
@@ -28,12 +29,17 @@ let package = Package(
         .trait(
             name: "Vapor",
             description: "ArborVapor: a child container per request for Vapor 4, `req.container` (needs vapor)."),
+        .trait(
+            name: "ServiceLifecycle",
+            description: "ArborServiceLifecycle: a container that closes on graceful shutdown, as a `Service` of a "
+                + "`ServiceGroup` (needs swift-service-lifecycle)."),
         .default(enabledTraits: []),
     ],
     dependencies: [
         // Each is used only under its trait: without the trait, SwiftPM neither fetches nor builds it.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/vapor/vapor", from: "4.122.3"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         .target(name: "CArborSupport"),
@@ -57,7 +63,16 @@ let package = Package(
                 .product(name: "Vapor", package: "vapor", condition: .when(traits: ["Vapor"])),
             ]
         ),
-        // `Examples/NotesServer` is a package of its own (it serves the notes API on Hummingbird); this
+        .target(
+            name: "ArborServiceLifecycle",
+            dependencies: [
+                "Arbor",
+                .product(
+                    name: "ServiceLifecycle", package: "swift-service-lifecycle",
+                    condition: .when(traits: ["ServiceLifecycle"])),
+            ]
+        ),
+        // `Examples/NotesServer` is a package of its own (it serves the notes API on Hummingbird and on Vapor); this
         // target skips it.
         .executableTarget(name: "Examples", dependencies: ["Arbor"], path: "Examples", exclude: ["NotesServer"]),
         // What the test targets share (a seedable generator, threads that start together): not a product.
@@ -82,6 +97,18 @@ let package = Package(
                 "ArborVapor", "Arbor", "ArborTesting",
                 .product(name: "Vapor", package: "vapor", condition: .when(traits: ["Vapor"])),
                 .product(name: "VaporTesting", package: "vapor", condition: .when(traits: ["Vapor"])),
+            ]
+        ),
+        .testTarget(
+            name: "ArborServiceLifecycleTests",
+            dependencies: [
+                "ArborServiceLifecycle", "Arbor", "ArborTesting",
+                .product(
+                    name: "ServiceLifecycle", package: "swift-service-lifecycle",
+                    condition: .when(traits: ["ServiceLifecycle"])),
+                .product(
+                    name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle",
+                    condition: .when(traits: ["ServiceLifecycle"])),
             ]
         ),
     ],
