@@ -19,7 +19,7 @@ final class Connection: Sendable {}
         .recordingReleases(in: releases, as: "session")
 
         let request = root.makeChild()
-        _ = try request.resolve(Session.self)
+        _ = try await request.resolve(Session.self)
         #expect(releases.released.isEmpty)
         await request.closeAndWait()
         #expect(releases.released == ["session", "Connection"])
