@@ -24,6 +24,36 @@ final class Events: Sendable {
     var all: [String] { events.withLock { $0 } }
 }
 
+/// A root whose per-container `Probe` records when it is made and released, and whose permanent `Pool` records
+/// its release; and an app that gives each request a child of it.
+struct Probes: Sendable {
+    let events = Events()
+    let releases = ReleaseRecorder()
+    let root = Container()
+
+    init() {
+        let events = events
+        root.register(Probe.self) { _ in
+            events.record("made")
+            return Probe()
+        }
+        .inObjectScope(.perContainer)
+        .onRelease { _ in events.record("released") }
+        .recordingReleases(in: releases)
+        root.register(Pool.self) { _ in Pool() }.inObjectScope(.permanent).recordingReleases(in: releases)
+    }
+
+    /// Runs `test` with a Vapor test app that gives each request a child of `root`, and shuts it down after.
+    func withApp(
+        releaseHooks: RequestContainerMiddleware.ReleaseHooks = .awaited, _ test: (Application) async throws -> Void
+    ) async throws {
+        try await VaporTesting.withApp { app in
+            app.useRequestContainers(root: root, releaseHooks: releaseHooks)
+            try await test(app)
+        }
+    }
+}
+
 /// How a handler makes a streamed body: Vapor has three ways, and the container must stay open for each.
 enum StreamKind: String, CaseIterable, Sendable {
     case stream, asyncStream, managedAsyncStream
@@ -46,27 +76,9 @@ actor Rendezvous {
 }
 
 @Suite struct RequestContainerMiddlewareTests {
-    /// A root whose per-container `Probe` records when it is made and released, and whose permanent `Pool`
-    /// records its release.
-    func makeRoot(_ events: Events, _ releases: ReleaseRecorder) -> Container {
-        let root = Container()
-        root.register(Probe.self) { _ in
-            events.record("made")
-            return Probe()
-        }
-        .inObjectScope(.perContainer)
-        .onRelease { _ in events.record("released") }
-        .recordingReleases(in: releases)
-        root.register(Pool.self) { _ in Pool() }.inObjectScope(.permanent).recordingReleases(in: releases)
-        return root
-    }
-
     @Test func aRequestsChildIsClosedAfterTheResponse() async throws {
-        let events = Events()
-        let releases = ReleaseRecorder()
-        let root = makeRoot(events, releases)
-        try await withApp { app in
-            app.useRequestContainers(root: root)
+        let probes = Probes()
+        try await probes.withApp { app in
             app.get("probe") { request -> String in
                 let container = try request.container
                 #expect(try container.resolve(Probe.self) === container.resolve(Probe.self))
@@ -75,26 +87,25 @@ actor Rendezvous {
             try await app.testing().test(.GET, "probe") { response in
                 #expect(response.status == .ok)
             }
-            #expect(await releases.wait(for: 1))
-            #expect(events.all == ["made", "released"])
+            #expect(await probes.releases.wait(for: 1))
+            #expect(probes.events.all == ["made", "released"])
         }
     }
 
     /// The body is written after the handler has returned; it resolves from the request's container for every
     /// chunk, and the container closes after the last one, whichever way the stream was made.
-    @Test(arguments: StreamKind.allCases)
-    func aStreamedBodyKeepsTheChildOpenUntilItEnds(kind: StreamKind) async throws {
-        let events = Events()
-        let releases = ReleaseRecorder()
-        let root = makeRoot(events, releases)
-        try await withApp { app in
-            app.useRequestContainers(root: root)
+    @Test(arguments: StreamKind.allCases, [RequestContainerMiddleware.ReleaseHooks.awaited, .synchronous])
+    func aStreamedBodyKeepsTheChildOpenUntilItEnds(
+        kind: StreamKind, releaseHooks: RequestContainerMiddleware.ReleaseHooks
+    ) async throws {
+        let probes = Probes()
+        try await probes.withApp(releaseHooks: releaseHooks) { app in
             app.get("stream") { request -> Response in
                 let container = try request.container
                 _ = try container.resolve(Probe.self)
                 @Sendable func chunk(_ number: Int) throws -> ByteBuffer {
                     _ = try container.resolve(Probe.self)  // throws once the container is closed
-                    events.record("chunk \(number), closed: \(container.isClosed)")
+                    probes.events.record("chunk \(number), closed: \(container.isClosed)")
                     return ByteBuffer(string: "\(number)\n")
                 }
                 switch kind {
@@ -127,22 +138,35 @@ actor Rendezvous {
             try await app.testing(method: .running(port: 0)).test(.GET, "stream") { response in
                 #expect(response.body.string == "1\n2\n3\n")
             }
-            #expect(await releases.wait(for: 1))
+            #expect(await probes.releases.wait(for: 1))
             #expect(
-                events.all == [
+                probes.events.all == [
                     "made", "chunk 1, closed: false", "chunk 2, closed: false", "chunk 3, closed: false", "released",
                 ])
+        }
+    }
+
+    /// With `.synchronous`, the child is closed as Vapor lets the response go, on that thread: an in-memory
+    /// request's hooks have run by the time the client has the response.
+    @Test func synchronousClosingRunsTheHooksAsTheResponseGoes() async throws {
+        let probes = Probes()
+        try await probes.withApp(releaseHooks: .synchronous) { app in
+            app.get("probe") { request -> String in
+                _ = try request.container.resolve(Probe.self)
+                return "ok"
+            }
+            try await app.testing().test(.GET, "probe") { response in
+                #expect(response.status == .ok)
+                #expect(probes.events.all == ["made", "released"])  // already: no waiting
+            }
         }
     }
 
     /// A handler that throws: the child is closed, and its release hooks have run, before the error becomes a
     /// response.
     @Test func aFailingHandlerClosesTheChild() async throws {
-        let events = Events()
-        let releases = ReleaseRecorder()
-        let root = makeRoot(events, releases)
-        try await withApp { app in
-            app.useRequestContainers(root: root)
+        let probes = Probes()
+        try await probes.withApp { app in
             app.get("fail") { request -> String in
                 _ = try request.container.resolve(Probe.self)
                 throw Abort(.conflict, reason: "Taken.")
@@ -150,18 +174,15 @@ actor Rendezvous {
             try await app.testing().test(.GET, "fail") { response in
                 #expect(response.status == .conflict)
                 #expect(response.body.string.contains("Taken."))
-                #expect(events.all == ["made", "released"])  // already: no waiting
+                #expect(probes.events.all == ["made", "released"])  // already: no waiting
             }
         }
     }
 
     @Test func twoConcurrentRequestsGetSeparateInstances() async throws {
-        let events = Events()
-        let releases = ReleaseRecorder()
-        let root = makeRoot(events, releases)
+        let probes = Probes()
         let rendezvous = Rendezvous()
-        try await withApp { app in
-            app.useRequestContainers(root: root)
+        try await probes.withApp { app in
             app.get("probe") { request -> String in
                 let probe = try await request.container.resolve(Probe.self)
                 await rendezvous.arrive(expecting: 2)  // both requests hold their probe now
@@ -174,8 +195,8 @@ actor Rendezvous {
             let (one, two) = try await (first, second)
             #expect(one.status == .ok && two.status == .ok)
             #expect(one.body.string != two.body.string)
-            #expect(await releases.wait(for: 2))
-            #expect(events.all == ["made", "made", "released", "released"])
+            #expect(await probes.releases.wait(for: 2))
+            #expect(probes.events.all == ["made", "made", "released", "released"])
         }
     }
 
@@ -202,12 +223,9 @@ actor Rendezvous {
     /// The hook registers the request's own values; when it throws, the request gets the error, and the child it
     /// was given is closed.
     @Test func theHookRegistersTheRequestsValues() async throws {
-        let events = Events()
-        let releases = ReleaseRecorder()
-        let root = makeRoot(events, releases)
         let children = Mutex<[Container]>([])
         try await withApp { app in
-            app.useRequestContainers(root: root) { request, child in
+            app.useRequestContainers(root: Container()) { request, child in
                 children.withLock { $0.append(child) }
                 guard let user = request.headers.first(name: "X-User") else {
                     throw Abort(.unauthorized, reason: "Send the user in an X-User header.")
@@ -252,16 +270,29 @@ actor Rendezvous {
 
     /// The app's shutdown closes the root, and awaits its release hooks.
     @Test func shutdownClosesTheRoot() async throws {
-        let events = Events()
-        let releases = ReleaseRecorder()
-        let root = makeRoot(events, releases)
-        _ = try await root.resolve(Pool.self)
-        try await withApp { app in
-            app.useRequestContainers(root: root)
-            #expect(!root.isClosed)
+        let probes = Probes()
+        _ = try await probes.root.resolve(Pool.self)
+        try await probes.withApp { _ in
+            #expect(!probes.root.isClosed)
         }
-        #expect(root.isClosed)
-        #expect(releases.released == ["Pool"])
+        #expect(probes.root.isClosed)
+        #expect(probes.releases.released == ["Pool"])
+    }
+
+    /// A hook that reads `request.container` (the child it is filling) gets an error that says what to do,
+    /// instead of waiting for itself.
+    @Test func aHookThatReadsTheRequestsContainerIsTold() async throws {
+        try await withApp { app in
+            app.useRequestContainers(root: Container()) { request, _ in _ = try request.container }
+            app.get("me") { request -> String in
+                _ = try request.container
+                return "unreachable"
+            }
+            try await app.testing().test(.GET, "me") { response in
+                #expect(response.status == .internalServerError)
+                #expect(response.body.string.contains("register in the `child` it is given instead"))
+            }
+        }
     }
 
     @Test func aRouteWithoutTheMiddlewareAnswers500WithWhatToDo() async throws {
