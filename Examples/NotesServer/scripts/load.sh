@@ -13,6 +13,7 @@
 # Settings, from the environment:
 #   ROUNDS=5  DURATION=10s  THREADS=2  CONNECTIONS=32  TOTAL=1000000  WARMUP=50000  SAMPLE_EVERY=100000
 #   SLICE=3s  PORT=8081 (the four servers take PORT to PORT+3)  NOTES=20  FRAMEWORKS="hummingbird vapor"
+#   RELEASE_HOOKS=synchronous (or awaited: how the Arbor-wired Vapor server closes a request's child)
 # Needs wrk (`apt-get install -y wrk`), curl and awk; Linux, for /proc/PID/status.
 set -euo pipefail
 
@@ -27,6 +28,7 @@ SLICE=${SLICE:-3s}
 PORT=${PORT:-8081}
 NOTES=${NOTES:-20}
 FRAMEWORKS=${FRAMEWORKS:-hummingbird vapor}
+RELEASE_HOOKS=${RELEASE_HOOKS:-synchronous}
 
 package="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 for tool in wrk curl awk; do
@@ -78,7 +80,7 @@ start() {
         exit 1
     fi
     "$server" --framework "${name%-*}" --wiring "${name#*-}" --hostname 127.0.0.1 --port "$port" \
-        >"$work/$name.log" 2>&1 &
+        --release-hooks "$RELEASE_HOOKS" >"$work/$name.log" 2>&1 &
     pid_of[$name]=$!
     for _ in $(seq 100); do
         if curl -fs -H 'X-User: load' "http://127.0.0.1:$port/notes" >/dev/null 2>&1; then return; fi

@@ -70,7 +70,7 @@ public struct RequestUser: Equatable, Sendable {
 
     /// The user named by a request's `X-User` header; throws ``NotesError/missingUser`` when there is none.
     public init(header value: String?) throws(NotesError) {
-        guard let value, !value.trimmingCharacters(in: .whitespaces).isEmpty else { throw .missingUser }
+        guard let value, value.contains(where: { !$0.isWhitespace }) else { throw .missingUser }
         self.name = value
     }
 }

@@ -1,5 +1,5 @@
 public import Arbor
-import ArborVapor
+public import ArborVapor
 public import NotesCore
 public import Vapor
 
@@ -8,10 +8,18 @@ public enum VaporNotesApplication {
     /// Wires `app` with Arbor: every request gets a child of `root` as `request.container`, with the request's
     /// user registered in it; `root` is closed when the app shuts down.
     ///
-    /// - Parameter root: The container with the notes services: `NotesAssembly.makeContainer()`, or in a test a
-    ///   child of it that overrides some of them.
-    public static func arbor(_ app: Application, root: Container = NotesAssembly.makeContainer()) {
-        app.useRequestContainers(root: root) { request, child in
+    /// - Parameters:
+    ///   - root: The container with the notes services: `NotesAssembly.makeContainer()`, or in a test a child of it
+    ///     that overrides some of them.
+    ///   - releaseHooks: How a request's child is closed. The notes services' only release hook (the unit of
+    ///     work's `end()`) is synchronous, so the server closes a request's child on the event loop as its response
+    ///     goes (`.synchronous`), which saves a task per request; `.awaited` is there to measure what that task
+    ///     costs.
+    public static func arbor(
+        _ app: Application, root: Container = NotesAssembly.makeContainer(),
+        releaseHooks: RequestContainerMiddleware.ReleaseHooks = .synchronous
+    ) {
+        app.useRequestContainers(root: root, releaseHooks: releaseHooks) { request, child in
             try NotesAssembly.registerRequestValues(
                 userHeader: request.headers.first(name: RequestUser.header), in: child)
         }
@@ -24,10 +32,12 @@ public enum VaporNotesApplication {
         VaporNotesAPI.addRoutes(to: app) { request in try ManualScopeMiddleware.scope(of: request) }
     }
 
-    /// Wires `app` as `wiring` says.
-    public static func configure(_ app: Application, wiring: Wiring) {
+    /// Wires `app` as `wiring` says; an Arbor-wired app closes its requests' children as `releaseHooks` says.
+    public static func configure(
+        _ app: Application, wiring: Wiring, releaseHooks: RequestContainerMiddleware.ReleaseHooks = .synchronous
+    ) {
         switch wiring {
-        case .arbor: arbor(app)
+        case .arbor: arbor(app, releaseHooks: releaseHooks)
         case .manual: manual(app)
         }
     }
