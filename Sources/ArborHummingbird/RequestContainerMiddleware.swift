@@ -110,5 +110,8 @@ extension ResponseBody {
 /// Needs the package trait `Hummingbird`: depend on Arbor with
 /// `.package(url: "…", from: "…", traits: ["Hummingbird"])`.
 @available(*, unavailable, message: "Enable Arbor's package trait \"Hummingbird\": traits: [\"Hummingbird\"]")
-public struct RequestContainerMiddleware<Context> {}
+public struct RequestContainerMiddleware<Context> {
+    /// Unavailable: enable the trait.
+    public init(root: Any, register: Any? = nil) {}
+}
 #endif

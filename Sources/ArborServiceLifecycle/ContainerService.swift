@@ -62,5 +62,8 @@ public struct ContainerService: Service, CustomStringConvertible {
 /// Needs the package trait `ServiceLifecycle`: depend on Arbor with
 /// `.package(url: "…", from: "…", traits: ["ServiceLifecycle"])`.
 @available(*, unavailable, message: "Enable Arbor's package trait \"ServiceLifecycle\": traits: [\"ServiceLifecycle\"]")
-public struct ContainerService {}
+public struct ContainerService {
+    /// Unavailable: enable the trait.
+    public init(_ container: Any) {}
+}
 #endif

@@ -360,5 +360,8 @@ final class Closings: @unchecked Sendable {
 #else
 /// Needs the package trait `Vapor`: depend on Arbor with `.package(url: "…", from: "…", traits: ["Vapor"])`.
 @available(*, unavailable, message: "Enable Arbor's package trait \"Vapor\": traits: [\"Vapor\"]")
-public final class RequestContainerMiddleware {}
+public final class RequestContainerMiddleware {
+    /// Unavailable: enable the trait.
+    public init(root: Any, releaseHooks: Any? = nil, register: Any? = nil) {}
+}
 #endif
