@@ -46,7 +46,7 @@ public final class ReleaseRecorder: @unchecked Sendable {
         lock.withLock { names.count { $0 == name } }
     }
 
-    /// Records a release under `name`: what ``Registration/recordingReleases(in:as:)`` calls from its hook. Call it
+    /// Records a release under `name`: what `Registration.recordingReleases(in:as:)` calls from its hook. Call it
     /// from a hook of your own to record more than the release itself.
     ///
     /// ```swift
