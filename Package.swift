@@ -1,6 +1,13 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.1
 import PackageDescription
 
+// The integrations (`ArborHummingbird`, `ArborVapor`, `ArborServiceLifecycle`) are products of this package, each
+// behind a package trait of its own, off by default. A package that depends on Arbor without enabling a trait
+// fetches and builds none of the server packages; one that enables it writes, for example:
+//
+//     .package(url: "https://github.com/…/Arbor", from: "…", traits: ["Vapor"])
+//
+// A Swift 6.0 toolchain, which has no traits, reads `Package@swift-6.0.swift` instead: the core products only.
 let package = Package(
     name: "Arbor",
     // The floor is Swift concurrency's: `Container.current` is a task-local, and `async` resolves, cancellation and
@@ -10,6 +17,29 @@ let package = Package(
     products: [
         .library(name: "Arbor", targets: ["Arbor"]),
         .library(name: "ArborTesting", targets: ["ArborTesting"]),
+        // Each is empty unless its trait is enabled.
+        .library(name: "ArborHummingbird", targets: ["ArborHummingbird"]),
+        .library(name: "ArborVapor", targets: ["ArborVapor"]),
+        .library(name: "ArborServiceLifecycle", targets: ["ArborServiceLifecycle"]),
+    ],
+    traits: [
+        .trait(
+            name: "Hummingbird",
+            description: "ArborHummingbird: a child container per request for Hummingbird 2 (needs hummingbird)."),
+        .trait(
+            name: "Vapor",
+            description: "ArborVapor: a child container per request for Vapor 4, `req.container` (needs vapor)."),
+        .trait(
+            name: "ServiceLifecycle",
+            description: "ArborServiceLifecycle: a container that closes on graceful shutdown, as a `Service` of a "
+                + "`ServiceGroup` (needs swift-service-lifecycle)."),
+        .default(enabledTraits: []),
+    ],
+    dependencies: [
+        // Each is used only under its trait: without the trait, SwiftPM neither fetches nor builds it.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/vapor/vapor", from: "4.122.3"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         .target(name: "CArborSupport"),
@@ -19,13 +49,68 @@ let package = Package(
         .target(name: "ArborPrimitives", dependencies: ["CArborSupport"]),
         .target(name: "Arbor", dependencies: ["ArborPrimitives"]),
         .target(name: "ArborTesting", dependencies: ["Arbor"]),
-        // `Examples/NotesServer` is a package of its own (it depends on Hummingbird); this target skips it.
+        .target(
+            name: "ArborHummingbird",
+            dependencies: [
+                "Arbor",
+                .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Hummingbird"])),
+            ]
+        ),
+        .target(
+            name: "ArborVapor",
+            dependencies: [
+                "Arbor",
+                .product(name: "Vapor", package: "vapor", condition: .when(traits: ["Vapor"])),
+            ]
+        ),
+        .target(
+            name: "ArborServiceLifecycle",
+            dependencies: [
+                "Arbor",
+                .product(
+                    name: "ServiceLifecycle", package: "swift-service-lifecycle",
+                    condition: .when(traits: ["ServiceLifecycle"])),
+            ]
+        ),
+        // `Examples/NotesServer` is a package of its own (it serves the notes API on Hummingbird and on Vapor); this
+        // target skips it.
         .executableTarget(name: "Examples", dependencies: ["Arbor"], path: "Examples", exclude: ["NotesServer"]),
         // What the test targets share (a seedable generator, threads that start together): not a product.
         .target(name: "ArborTestSupport", path: "Tests/ArborTestSupport"),
         .testTarget(name: "ArborTests", dependencies: ["Arbor", "ArborTesting", "ArborTestSupport"]),
         .testTarget(name: "ArborTestingTests", dependencies: ["Arbor", "ArborTesting"]),
         .testTarget(name: "ArborPrimitivesTests", dependencies: ["ArborPrimitives", "ArborTestSupport"]),
+        // The integrations' tests: each runs with its trait enabled (`swift test --traits Vapor`), and is empty
+        // without it.
+        .testTarget(
+            name: "ArborHummingbirdTests",
+            dependencies: [
+                "ArborHummingbird", "Arbor", "ArborTesting",
+                .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Hummingbird"])),
+                .product(
+                    name: "HummingbirdTesting", package: "hummingbird", condition: .when(traits: ["Hummingbird"])),
+            ]
+        ),
+        .testTarget(
+            name: "ArborVaporTests",
+            dependencies: [
+                "ArborVapor", "Arbor", "ArborTesting",
+                .product(name: "Vapor", package: "vapor", condition: .when(traits: ["Vapor"])),
+                .product(name: "VaporTesting", package: "vapor", condition: .when(traits: ["Vapor"])),
+            ]
+        ),
+        .testTarget(
+            name: "ArborServiceLifecycleTests",
+            dependencies: [
+                "ArborServiceLifecycle", "Arbor", "ArborTesting",
+                .product(
+                    name: "ServiceLifecycle", package: "swift-service-lifecycle",
+                    condition: .when(traits: ["ServiceLifecycle"])),
+                .product(
+                    name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle",
+                    condition: .when(traits: ["ServiceLifecycle"])),
+            ]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,4 +1,4 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.1
 import PackageDescription
 
 let package = Package(
@@ -6,45 +6,70 @@ let package = Package(
     // Hummingbird 2 needs macOS 14; the notes store's `Mutex` needs macOS 15.
     platforms: [.macOS(.v15)],
     products: [
-        // The piece to reuse: a child container per request, closed once the response is written.
-        .library(name: "ArborHummingbird", targets: ["ArborHummingbird"]),
-        .executable(name: "NotesServer", targets: ["NotesServer"]),
+        .executable(name: "NotesServer", targets: ["NotesServer"])
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
-        // Arbor itself: this repository, two folders up. A path dependency's identity is the name of its folder,
-        // which is whatever a clone was called (`arbor`, `Arbor`, `main`, …); `name:` gives it a fixed name, so
-        // the products below say `package: "Arbor"` whatever the folder is called. In your own package, depend
-        // on the repository's URL instead, and name its folder's identity in `package:` as usual.
-        .package(name: "Arbor", path: "../.."),
+        .package(url: "https://github.com/vapor/vapor", from: "4.122.3"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.81.0"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
+        // Arbor itself: this repository, two folders up, with the traits of the integrations this server uses. A
+        // path dependency's identity is the name of its folder, which is whatever a clone was called (`arbor`,
+        // `Arbor`, `main`, …); `name:` gives it a fixed name, so the products below say `package: "Arbor"` whatever
+        // the folder is called. In your own package, depend on the repository's URL instead:
+        // `.package(url: "https://github.com/…/Arbor", from: "…", traits: ["Vapor"])`.
+        .package(name: "Arbor", path: "../..", traits: ["Hummingbird", "Vapor", "ServiceLifecycle"]),
     ],
     targets: [
+        // The notes services, and the two ways to wire them (Arbor, or by hand): no web framework.
         .target(
-            name: "ArborHummingbird",
+            name: "NotesCore",
             dependencies: [
                 .product(name: "Arbor", package: "Arbor"),
-                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
-        // The notes API: its services, the routes, and the two ways to wire them (Arbor, or by hand).
+        // The notes API on Hummingbird.
         .target(
-            name: "NotesApp",
+            name: "NotesHummingbird",
             dependencies: [
-                "ArborHummingbird",
+                "NotesCore",
                 .product(name: "Arbor", package: "Arbor"),
+                .product(name: "ArborHummingbird", package: "Arbor"),
+                .product(name: "ArborServiceLifecycle", package: "Arbor"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
-        .executableTarget(name: "NotesServer", dependencies: ["NotesApp"]),
+        // The same API on Vapor.
+        .target(
+            name: "NotesVapor",
+            dependencies: [
+                "NotesCore",
+                .product(name: "Arbor", package: "Arbor"),
+                .product(name: "ArborVapor", package: "Arbor"),
+                .product(name: "Vapor", package: "vapor"),
+            ]
+        ),
+        .executableTarget(
+            name: "NotesServer",
+            dependencies: [
+                "NotesCore", "NotesHummingbird", "NotesVapor",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Vapor", package: "vapor"),
+            ]
+        ),
         .testTarget(
             name: "NotesServerTests",
             dependencies: [
-                "ArborHummingbird",
-                "NotesApp",
+                "NotesCore", "NotesHummingbird", "NotesVapor",
                 .product(name: "Arbor", package: "Arbor"),
                 .product(name: "ArborTesting", package: "Arbor"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Vapor", package: "vapor"),
+                .product(name: "VaporTesting", package: "vapor"),
             ]
         ),
     ],

@@ -1,18 +1,19 @@
 #!/usr/bin/env bash
-# Load test: the notes server wired with Arbor against the same server wired by hand, then about a million
-# requests to the Arbor-wired one while its resident memory (VmRSS) is sampled.
+# Load test: on each framework (Hummingbird, Vapor), the notes server wired with Arbor against the same server wired
+# by hand, then about a million requests to each Arbor-wired one while its resident memory (VmRSS) is sampled.
 #
 #   Examples/NotesServer/scripts/load.sh
 #
-# It builds the server in release, starts both wirings on 127.0.0.1, seeds notes, and runs `wrk` in bounded runs,
-# alternating the two servers round after round (ABBA order): on a shared, noisy machine only ratios measured close
+# It builds the server in release, starts both wirings of each framework on 127.0.0.1, seeds notes, and runs `wrk` in
+# bounded runs, alternating the two wirings of a framework round after round (ABBA order): on a shared, noisy machine only ratios measured close
 # together in time mean much. wrk and the servers share the machine's cores, so the absolute numbers are lower than
 # a separate client machine would show. Beside requests per second it prints each server's CPU time per request,
 # read from /proc/PID/stat around each run: work elsewhere on the machine disturbs that far less.
 #
 # Settings, from the environment:
 #   ROUNDS=5  DURATION=10s  THREADS=2  CONNECTIONS=32  TOTAL=1000000  WARMUP=50000  SAMPLE_EVERY=100000
-#   SLICE=3s  ARBOR_PORT=8081  MANUAL_PORT=8082  NOTES=20
+#   SLICE=3s  PORT=8081 (the four servers take PORT to PORT+3)  NOTES=20  FRAMEWORKS="hummingbird vapor"
+#   RELEASE_HOOKS=synchronous (or awaited: how the Arbor-wired Vapor server closes a request's child)
 # Needs wrk (`apt-get install -y wrk`), curl and awk; Linux, for /proc/PID/status.
 set -euo pipefail
 
@@ -24,9 +25,10 @@ TOTAL=${TOTAL:-1000000}
 WARMUP=${WARMUP:-50000}
 SAMPLE_EVERY=${SAMPLE_EVERY:-100000}
 SLICE=${SLICE:-3s}
-ARBOR_PORT=${ARBOR_PORT:-8081}
-MANUAL_PORT=${MANUAL_PORT:-8082}
+PORT=${PORT:-8081}
 NOTES=${NOTES:-20}
+FRAMEWORKS=${FRAMEWORKS:-hummingbird vapor}
+RELEASE_HOOKS=${RELEASE_HOOKS:-synchronous}
 
 package="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 for tool in wrk curl awk; do
@@ -34,12 +36,20 @@ for tool in wrk curl awk; do
 done
 
 work="$(mktemp -d)"
+# A server is named FRAMEWORK-WIRING (hummingbird-arbor, vapor-manual, …).
 declare -A pid_of=()
-declare -A port_of=([arbor]=$ARBOR_PORT [manual]=$MANUAL_PORT)
+declare -A port_of=()
+next_port=$PORT
+for framework in $FRAMEWORKS; do
+    for wiring in arbor manual; do
+        port_of[$framework-$wiring]=$next_port
+        next_port=$((next_port + 1))
+    done
+done
 cleanup() {
-    for wiring in "${!pid_of[@]}"; do
-        kill "${pid_of[$wiring]}" 2>/dev/null || true
-        wait "${pid_of[$wiring]}" 2>/dev/null || true
+    for server in "${!pid_of[@]}"; do
+        kill "${pid_of[$server]}" 2>/dev/null || true
+        wait "${pid_of[$server]}" 2>/dev/null || true
     done
     rm -rf "$work"
 }
@@ -58,26 +68,27 @@ function init(args)
 end
 function request()
     next_path = next_path % #paths + 1
-    return wrk.format("GET", paths[next_path])
+    return wrk.format("GET", paths[next_path], { ["X-User"] = "load" })
 end
 LUA
 
-# start WIRING PORT: starts the server and waits until it answers.
+# start SERVER: starts the server (FRAMEWORK-WIRING) and waits until it answers.
 start() {
-    local wiring=$1 port=$2
+    local name=$1 port=${port_of[$1]}
     if curl -fs "http://127.0.0.1:$port/notes" >/dev/null 2>&1; then
-        echo "Something already answers on port $port: set ${wiring^^}_PORT to a free port." >&2
+        echo "Something already answers on port $port: set PORT to the first of four free ports." >&2
         exit 1
     fi
-    "$server" --wiring "$wiring" --hostname 127.0.0.1 --port "$port" >"$work/$wiring.log" 2>&1 &
-    pid_of[$wiring]=$!
+    "$server" --framework "${name%-*}" --wiring "${name#*-}" --hostname 127.0.0.1 --port "$port" \
+        --release-hooks "$RELEASE_HOOKS" >"$work/$name.log" 2>&1 &
+    pid_of[$name]=$!
     for _ in $(seq 100); do
-        if curl -fs "http://127.0.0.1:$port/notes" >/dev/null 2>&1; then return; fi
-        kill -0 "${pid_of[$wiring]}" 2>/dev/null || break
+        if curl -fs -H 'X-User: load' "http://127.0.0.1:$port/notes" >/dev/null 2>&1; then return; fi
+        kill -0 "${pid_of[$name]}" 2>/dev/null || break
         sleep 0.1
     done
-    echo "The $wiring server did not answer on port $port:" >&2
-    cat "$work/$wiring.log" >&2
+    echo "The $name server did not answer on port $port:" >&2
+    cat "$work/$name.log" >&2
     exit 1
 }
 
@@ -85,22 +96,22 @@ start() {
 seed() {
     local port=$1 reply=""
     for number in $(seq "$NOTES"); do
-        reply=$(curl -fsS -X POST -H 'content-type: application/json' \
+        reply=$(curl -fsS -X POST -H 'content-type: application/json' -H 'X-User: load' \
             -d "{\"title\":\"Note $number\",\"body\":\"Seeded for the load test.\"}" "http://127.0.0.1:$port/notes")
     done
     sed -E 's/.*"id":"([^"]+)".*/\1/' <<<"$reply"
 }
 
-# measure WIRING DURATION PATH…: runs wrk against that server; prints "requests/second requests cpu-µs/request",
+# measure SERVER DURATION PATH…: runs wrk against that server; prints "requests/second requests cpu-µs/request",
 # the last from the server's user and system time (/proc/PID/stat), which other work on the machine does not skew.
 measure() {
-    local wiring=$1 duration=$2
+    local name=$1 duration=$2
     shift 2
     local output before after
-    before=$(cpu_ticks "$wiring")
+    before=$(cpu_ticks "$name")
     output=$(wrk -t"$THREADS" -c"$CONNECTIONS" -d"$duration" -s "$work/cycle.lua" \
-        "http://127.0.0.1:${port_of[$wiring]}" -- "$@")
-    after=$(cpu_ticks "$wiring")
+        "http://127.0.0.1:${port_of[$name]}" -- "$@")
+    after=$(cpu_ticks "$name")
     if grep -q "Non-2xx\|Socket errors" <<<"$output"; then
         echo "wrk reported errors:" >&2
         echo "$output" >&2
@@ -111,25 +122,23 @@ measure() {
         END { printf "%s %s %.1f\n", rps, count, count ? ticks / hz * 1e6 / count : 0 }' <<<"$output"
 }
 
-# cpu_ticks WIRING: the server's user + system time so far, in clock ticks.
+# cpu_ticks SERVER: the server's user + system time so far, in clock ticks.
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/${pid_of[$1]}/stat"; }
 
 median() { sort -g | awk '{ value[NR] = $1 } END { print (NR % 2) ? value[(NR + 1) / 2] : (value[NR / 2] + value[NR / 2 + 1]) / 2 }'; }
 
-echo "== Starting both servers on 127.0.0.1"
-start arbor "$ARBOR_PORT"
-start manual "$MANUAL_PORT"
+echo "== Starting the servers on 127.0.0.1: ${!port_of[*]}"
 declare -A note_of=()
-note_of[arbor]=$(seed "$ARBOR_PORT")
-note_of[manual]=$(seed "$MANUAL_PORT")
-for wiring in arbor manual; do
-    curl -fsS "http://127.0.0.1:${port_of[$wiring]}/notes/${note_of[$wiring]}" >/dev/null
-    lines=$(curl -fsS "http://127.0.0.1:${port_of[$wiring]}/notes/export?pageSize=4" | wc -l)
-    [[ $lines -eq $NOTES ]] || { echo "The $wiring server exported $lines notes, not $NOTES." >&2; exit 1; }
+for name in "${!port_of[@]}"; do
+    start "$name"
+    note_of[$name]=$(seed "${port_of[$name]}")
+    curl -fsS -H 'X-User: load' "http://127.0.0.1:${port_of[$name]}/notes/${note_of[$name]}" >/dev/null
+    lines=$(curl -fsS -H 'X-User: load' "http://127.0.0.1:${port_of[$name]}/notes/export?pageSize=4" | wc -l)
+    [[ $lines -eq $NOTES ]] || { echo "The $name server exported $lines notes, not $NOTES." >&2; exit 1; }
 done
-echo "both answer; $NOTES notes each"
+echo "all answer; $NOTES notes each"
 
-# paths WIRING WORKLOAD: the paths a workload cycles through on that server.
+# paths SERVER WORKLOAD: the paths a workload cycles through on that server.
 paths() {
     local note="/notes/${note_of[$1]}"
     case $2 in
@@ -139,59 +148,74 @@ paths() {
 }
 
 echo
-echo "== Throughput: wrk -t$THREADS -c$CONNECTIONS -d$DURATION per run, the two servers alternating"
+echo "== Throughput: wrk -t$THREADS -c$CONNECTIONS -d$DURATION per run, each framework's two wirings alternating"
 echo "   show:  GET /notes/:id"
 echo "   mixed: GET /notes/:id, GET /notes, GET /notes/:id, GET /notes/export (3 chunks), GET /notes/:id"
 echo "   cpu µs/req: the server's CPU time per request; its ratio is manual/arbor, so both ratios read 'arbor as a"
 echo "   fraction of manual' (1.0 = as fast)"
-for workload in show mixed; do
-    for wiring in arbor manual; do measure "$wiring" 3s $(paths "$wiring" "$workload") >/dev/null; done
-    : >"$work/rates-$workload"
-    : >"$work/costs-$workload"
+for framework in $FRAMEWORKS; do
+    for workload in show mixed; do
+        for wiring in arbor manual; do
+            measure "$framework-$wiring" 3s $(paths "$framework-$wiring" "$workload") >/dev/null
+        done
+        : >"$work/rates-$framework-$workload"
+        : >"$work/costs-$framework-$workload"
+        : >"$work/extra-$framework-$workload"
+    done
 done
-printf '\n%-6s %-6s %12s %12s %8s %14s %15s %8s\n' round load "arbor req/s" "manual req/s" ratio \
+printf '\n%-11s %-6s %-6s %12s %12s %8s %14s %15s %8s\n' framework round load "arbor req/s" "manual req/s" ratio \
     "arbor cpu µs" "manual cpu µs" ratio
 for round in $(seq "$ROUNDS"); do
-    for workload in show mixed; do
-        if ((round % 2)); then order="arbor manual"; else order="manual arbor"; fi
-        declare -A rate=() cost=()
-        for wiring in $order; do
-            read -r "rate[$wiring]" _ "cost[$wiring]" < <(measure "$wiring" "$DURATION" $(paths "$wiring" "$workload"))
+    for framework in $FRAMEWORKS; do
+        for workload in show mixed; do
+            if ((round % 2)); then order="arbor manual"; else order="manual arbor"; fi
+            declare -A rate=() cost=()
+            for wiring in $order; do
+                read -r "rate[$wiring]" _ "cost[$wiring]" < <(measure "$framework-$wiring" "$DURATION" \
+                    $(paths "$framework-$wiring" "$workload"))
+            done
+            rate_ratio=$(awk -v a="${rate[arbor]}" -v m="${rate[manual]}" 'BEGIN { printf "%.3f", a / m }')
+            cost_ratio=$(awk -v a="${cost[arbor]}" -v m="${cost[manual]}" 'BEGIN { printf "%.3f", m / a }')
+            echo "$rate_ratio" >>"$work/rates-$framework-$workload"
+            echo "$cost_ratio" >>"$work/costs-$framework-$workload"
+            awk -v a="${cost[arbor]}" -v m="${cost[manual]}" 'BEGIN { printf "%.1f\n", a - m }' \
+                >>"$work/extra-$framework-$workload"
+            printf '%-11s %-6s %-6s %12.0f %12.0f %8s %14s %15s %8s\n' "$framework" "$round" "$workload" \
+                "${rate[arbor]}" "${rate[manual]}" "$rate_ratio" "${cost[arbor]}" "${cost[manual]}" "$cost_ratio"
         done
-        rate_ratio=$(awk -v a="${rate[arbor]}" -v m="${rate[manual]}" 'BEGIN { printf "%.3f", a / m }')
-        cost_ratio=$(awk -v a="${cost[arbor]}" -v m="${cost[manual]}" 'BEGIN { printf "%.3f", m / a }')
-        echo "$rate_ratio" >>"$work/rates-$workload"
-        echo "$cost_ratio" >>"$work/costs-$workload"
-        printf '%-6s %-6s %12.0f %12.0f %8s %14s %15s %8s\n' "$round" "$workload" "${rate[arbor]}" \
-            "${rate[manual]}" "$rate_ratio" "${cost[arbor]}" "${cost[manual]}" "$cost_ratio"
     done
 done
 echo
-for workload in show mixed; do
-    echo "median ratio arbor/manual, $workload: requests/second $(median <"$work/rates-$workload")," \
-        "CPU per request (manual/arbor) $(median <"$work/costs-$workload")"
+for framework in $FRAMEWORKS; do
+    for workload in show mixed; do
+        echo "median, $framework $workload: requests/second arbor/manual $(median <"$work/rates-$framework-$workload")," \
+            "CPU per request manual/arbor $(median <"$work/costs-$framework-$workload")," \
+            "extra CPU per request $(median <"$work/extra-$framework-$workload") µs"
+    done
 done
 
-echo
-echo "== Memory: about $TOTAL requests (mixed, in wrk runs of $SLICE) to the Arbor-wired server" \
-    "(pid ${pid_of[arbor]}), VmRSS sampled"
-rss() { awk '/^VmRSS/ { printf "%.1f MB", $2 / 1024 }' "/proc/${pid_of[arbor]}/status"; }
-printf '%-14s %12s %12s\n' sample requests VmRSS
-printf '%-14s %12s %12s\n' start 0 "$(rss)"
-total=0
-while ((total < WARMUP)); do
-    read -r _ count _ < <(measure arbor "$SLICE" $(paths arbor mixed))
-    total=$((total + count))
+rss() { awk '/^VmRSS/ { printf "%.1f MB", $2 / 1024 }' "/proc/${pid_of[$1]}/status"; }
+for framework in $FRAMEWORKS; do
+    name=$framework-arbor
+    echo
+    echo "== Memory: about $TOTAL requests (mixed, in wrk runs of $SLICE) to $name (pid ${pid_of[$name]}), VmRSS sampled"
+    printf '%-14s %12s %12s\n' sample requests VmRSS
+    printf '%-14s %12s %12s\n' start 0 "$(rss "$name")"
+    total=0
+    while ((total < WARMUP)); do
+        read -r _ count _ < <(measure "$name" "$SLICE" $(paths "$name" mixed))
+        total=$((total + count))
+    done
+    printf '%-14s %12s %12s\n' "after warm-up" "$total" "$(rss "$name")"
+    next_sample=$SAMPLE_EVERY
+    while ((total < TOTAL)); do
+        read -r _ count _ < <(measure "$name" "$SLICE" $(paths "$name" mixed))
+        total=$((total + count))
+        if ((total >= next_sample || total >= TOTAL)); then
+            printf '%-14s %12s %12s\n' "" "$total" "$(rss "$name")"
+            next_sample=$(((total / SAMPLE_EVERY + 1) * SAMPLE_EVERY))
+        fi
+    done
+    curl -fsS -H 'X-User: load' "http://127.0.0.1:${port_of[$name]}/notes/${note_of[$name]}" >/dev/null
+    echo "still answering after $total requests"
 done
-printf '%-14s %12s %12s\n' "after warm-up" "$total" "$(rss)"
-next_sample=$SAMPLE_EVERY
-while ((total < TOTAL)); do
-    read -r _ count _ < <(measure arbor "$SLICE" $(paths arbor mixed))
-    total=$((total + count))
-    if ((total >= next_sample || total >= TOTAL)); then
-        printf '%-14s %12s %12s\n' "" "$total" "$(rss)"
-        next_sample=$(((total / SAMPLE_EVERY + 1) * SAMPLE_EVERY))
-    fi
-done
-curl -fsS "http://127.0.0.1:$ARBOR_PORT/notes/${note_of[arbor]}" >/dev/null
-echo "still answering after $total requests"

@@ -1,24 +1,43 @@
-// The notes server: `NotesServer [--wiring arbor|manual] [--hostname 127.0.0.1] [--port 8080]`.
+// The notes server: `NotesServer [--framework hummingbird|vapor] [--wiring arbor|manual] [--hostname 127.0.0.1]
+// [--port 8080] [--release-hooks synchronous|awaited]`.
 
+import Dispatch
 import Foundation
 import Hummingbird
-import NotesApp
+import NotesCore
+import NotesHummingbird
+import NotesVapor
+import Synchronization
+import Vapor
 
-let usage = "usage: NotesServer [--wiring arbor|manual] [--hostname 127.0.0.1] [--port 8080]"
+let usage = """
+    usage: NotesServer [--framework hummingbird|vapor] [--wiring arbor|manual] [--hostname 127.0.0.1] [--port 8080]
+                       [--release-hooks synchronous|awaited]   (how Vapor's Arbor wiring closes a request's child)
+    """
 
+enum Framework: String, Sendable {
+    case hummingbird, vapor
+}
+
+var framework = Framework.hummingbird
 var wiring = Wiring.arbor
 var hostname = "127.0.0.1"
 var port = 8080
+var releaseHooks = "synchronous"
 
 var arguments = CommandLine.arguments.dropFirst()
 while let option = arguments.popFirst() {
     switch (option, arguments.popFirst()) {
+    case ("--framework", let value?) where Framework(rawValue: value) != nil:
+        framework = Framework(rawValue: value)!
     case ("--wiring", let value?) where Wiring(rawValue: value) != nil:
         wiring = Wiring(rawValue: value)!
     case ("--hostname", let value?):
         hostname = value
     case ("--port", let value?) where Int(value) != nil:
         port = Int(value)!
+    case ("--release-hooks", let value?) where ["awaited", "synchronous"].contains(value):
+        releaseHooks = value
     case ("--help", _), ("-h", _):
         print(usage)
         exit(0)
@@ -28,6 +47,48 @@ while let option = arguments.popFirst() {
     }
 }
 
-print("NotesServer: \(wiring.rawValue) wiring, http://\(hostname):\(port)")
-let configuration = ApplicationConfiguration(address: .hostname(hostname, port: port))
-try await NotesApplication.make(wiring: wiring, configuration: configuration).runService()
+print("NotesServer: \(framework.rawValue), \(wiring.rawValue) wiring, http://\(hostname):\(port)")
+
+/// Runs the server until it stops.
+func serve(_ framework: Framework, _ wiring: Wiring, hostname: String, port: Int, releaseHooks: String) async throws {
+    switch framework {
+    case .hummingbird:
+        let configuration = ApplicationConfiguration(address: .hostname(hostname, port: port))
+        try await NotesApplication.make(wiring: wiring, configuration: configuration).runService()
+    case .vapor:
+        // Vapor reads its own command line: give it `serve` only, and set the address here.
+        let app = try await Vapor.Application.make(
+            Environment(name: "production", arguments: ["NotesServer", "serve"]))
+        app.logger.logLevel = .warning  // no line per request, as with Hummingbird
+        app.http.server.configuration.hostname = hostname
+        app.http.server.configuration.port = port
+        VaporNotesApplication.configure(
+            app, wiring: wiring, releaseHooks: releaseHooks == "awaited" ? .awaited : .synchronous)
+        do {
+            try await app.execute()
+        } catch {
+            try? await app.asyncShutdown()
+            throw error
+        }
+        try await app.asyncShutdown()
+    }
+}
+
+// The main thread waits for the server, which runs in a detached task, on a plain semaphore rather than handing
+// itself to the concurrency runtime (an `async` top level): the same for the server, and valgrind's callgrind can
+// profile it, which it cannot do with the runtime's main-thread loop.
+let stopped = DispatchSemaphore(value: 0)
+let failure = Mutex<(any Error)?>(nil)
+Task.detached { [framework, wiring, hostname, port, releaseHooks] in
+    do {
+        try await serve(framework, wiring, hostname: hostname, port: port, releaseHooks: releaseHooks)
+    } catch {
+        failure.withLock { $0 = error }
+    }
+    stopped.signal()
+}
+stopped.wait()
+if let error = failure.withLock({ $0 }) {
+    print("NotesServer: \(error)")
+    exit(1)
+}

@@ -1,35 +1,34 @@
 import Arbor
 import ArborTesting
 import Foundation
-import Hummingbird
-import HummingbirdTesting
-import NotesApp
+import NotesCore
 import Testing
 
 /// The app's container, shared by the tests that make children of it.
 enum AppContainer {
-    static let shared = ArborWiring.makeContainer()
+    static let shared = NotesAssembly.makeContainer()
 }
 
 /// A test swaps a service in a child of the app's container, and serves with the child as the root.
 @Suite struct OverrideTests {
     static let noon = Date(timeIntervalSince1970: 1_767_268_800)  // 2026-01-01 12:00:00 UTC
 
-    @Test func aChildOverridesTheClockAndTheIdentifiers() async throws {
-        let app = ArborWiring.makeContainer()
+    @Test(arguments: Framework.allCases)
+    func aChildOverridesTheClockAndTheIdentifiers(framework: Framework) async throws {
+        let app = NotesAssembly.makeContainer()
         let test = ArborTesting.overriding(app) { child in
             child.register((any WallClock).self) { _ in FixedWallClock(Self.noon) }
             child.register((any IDGenerator).self) { _ in SequentialIDGenerator(prefix: "test-") }
                 .inObjectScope(.permanent)
         }
-        try await NotesApplication.arbor(root: test).test(.router) { client in
+        try await TestServer(Setup(framework, .arbor), app: test).test { client in
             let first = try await client.createNote(title: "First")
             let second = try await client.createNote(title: "Second")
             #expect([first.id, second.id] == ["test-1", "test-2"])
             #expect(first.createdAt == Self.noon && second.createdAt == Self.noon)
 
-            let shown = try await client.execute(uri: "/notes/test-2", method: .get)
-            #expect(try decodeJSON(Note.self, from: shown.body) == second)
+            let shown = try await client.send("GET", "/notes/test-2")
+            #expect(try shown.decode(Note.self) == second)
         }
         // The app's own container is untouched.
         #expect(try await app.resolve((any IDGenerator).self) is RandomIDGenerator)
@@ -45,13 +44,17 @@ enum AppContainer {
         })
     func theTraitGivesTheTestAChildToServeFrom() async throws {
         let test = ArborTesting.container
-        try await NotesApplication.arbor(root: test).test(.router) { client in
-            let note = try await client.createNote(title: "At noon")
-            #expect(note.createdAt == Self.noon)
-            let list = try await client.execute(uri: "/notes", method: .get)
-            #expect(try decodeJSON(NoteList.self, from: list.body).notes == [note])
+        for framework in Framework.allCases {
+            let server = try TestServer(Setup(framework, .arbor), app: test)
+            try await server.test { client in
+                let note = try await client.createNote(title: "At noon on \(framework)")
+                #expect(note.createdAt == Self.noon)
+                let list = try await client.send("GET", "/notes")
+                #expect(try list.decode(NoteList.self).notes.last == note)
+            }
+            #expect(try await server.unitsOfWorkEnded(2))
         }
-        #expect(try await test.resolve(NoteStore.self).count == 1)
+        #expect(try await test.resolve(NoteStore.self).count == 2)
         #expect(try await AppContainer.shared.resolve(NoteStore.self).count == 0)
     }
 }

@@ -1,81 +1,123 @@
 import Arbor
+import ArborTesting
 import Foundation
-import Hummingbird
-import HummingbirdTesting
-import NotesApp
-import Synchronization
+import NotesCore
 import Testing
 
-/// A notes server for one test, wired one way or the other, with the services a test looks at.
-struct TestServer {
-    let app: any ApplicationProtocol
+/// The web frameworks the notes server runs on.
+enum Framework: String, CaseIterable, Sendable {
+    case hummingbird, vapor
+}
+
+/// A server to test: a framework, and a wiring.
+struct Setup: Sendable, CustomTestStringConvertible {
+    let framework: Framework
+    let wiring: Wiring
+
+    /// Every framework with every wiring.
+    static let all = Framework.allCases.flatMap { framework in Wiring.allCases.map { Setup(framework, $0) } }
+    /// Every framework, wired with Arbor.
+    static let arbor = Framework.allCases.map { Setup($0, .arbor) }
+
+    init(_ framework: Framework, _ wiring: Wiring) {
+        self.framework = framework
+        self.wiring = wiring
+    }
+
+    var testDescription: String { "\(framework.rawValue), \(wiring.rawValue)" }
+}
+
+/// A response, whatever the framework.
+struct Reply: Sendable {
+    let status: Int
+    let headers: [String: String]
+    let body: String
+
+    func decode<Value: Decodable>(_ type: Value.Type) throws -> Value {
+        try decodeJSON(type, from: body)
+    }
+}
+
+/// Sends requests to a server under test, whatever the framework.
+protocol NotesClient: Sendable {
+    /// Sends a request, as the user `user` (no `X-User` header when `nil`), with `json` as its body.
+    func send(_ method: String, _ path: String, user: String?, json: String?) async throws -> Reply
+}
+
+extension NotesClient {
+    func send(_ method: String, _ path: String, user: String? = "ann", json: String? = nil) async throws -> Reply {
+        try await send(method, path, user: user, json: json)
+    }
+
+    /// Posts a note and returns it as the server created it.
+    @discardableResult
+    func createNote(title: String, body: String = "") async throws -> Note {
+        let json = String(decoding: try JSONEncoder().encode(NewNote(title: title, body: body)), as: UTF8.self)
+        let response = try await send("POST", "/notes", json: json)
+        #expect(response.status == 201)
+        let note = try response.decode(Note.self)
+        #expect(response.headers["location"] == "/notes/\(note.id)")
+        return note
+    }
+}
+
+/// A notes server for one test, with the services a test looks at.
+struct TestServer: Sendable {
+    let setup: Setup
+    /// The Arbor-wired server's root; `nil` when wired by hand.
+    let root: Container?
+    let services: ManualServices?
     let log: ActivityLog
     let store: NoteStore
+    /// The units of work the Arbor-wired server ended, recorded by a release hook.
+    let releases = ReleaseRecorder()
 
-    init(_ wiring: Wiring) throws {
-        switch wiring {
+    /// A server; an Arbor-wired one serves from a child of `app` that records its units of work's releases.
+    init(_ setup: Setup, app: Container = NotesAssembly.makeContainer()) throws {
+        self.setup = setup
+        switch setup.wiring {
         case .arbor:
-            let root = ArborWiring.makeContainer()
-            app = NotesApplication.arbor(root: root)
+            let releases = releases
+            let root = ArborTesting.overriding(app) { test in
+                NotesAssembly.registerUnitOfWork(in: test).recordingReleases(in: releases)
+            }
+            self.root = root
+            services = nil
             log = try root.resolve(ActivityLog.self)
             store = try root.resolve(NoteStore.self)
         case .manual:
             let services = ManualServices()
-            app = NotesApplication.manual(services: services)
+            self.root = nil
+            self.services = services
             log = services.log
             store = services.store
         }
     }
 
-    func test<Value>(_ body: @Sendable (any TestClientProtocol) async throws -> Value) async throws -> Value {
-        try await app.test(.router, body)
+    /// Waits until `count` units of work have ended: a request's ends once its response has been written, which
+    /// may be after the client has it.
+    func unitsOfWorkEnded(_ count: Int) async throws -> Bool {
+        if root != nil { return await releases.wait(for: count) }
+        for _ in 0..<500 where log.unitsOfWorkEnded < count {
+            try await Task.sleep(for: .milliseconds(2))
+        }
+        return log.unitsOfWorkEnded >= count
+    }
+
+    /// Runs `body` with a client of the server: in memory, or, when `live`, over a real connection.
+    func test<Value: Sendable>(
+        live: Bool = false, _ body: @Sendable (any NotesClient) async throws -> Value
+    ) async throws -> Value {
+        switch setup.framework {
+        case .hummingbird: try await testHummingbird(live: live, body)
+        case .vapor: try await testVapor(live: live, body)
+        }
     }
 }
 
-extension TestClientProtocol {
-    /// Posts a note and returns it as the server created it.
-    @discardableResult
-    func createNote(title: String, body: String = "") async throws -> Note {
-        let response = try await execute(
-            uri: "/notes", method: .post, headers: [.contentType: "application/json"],
-            body: ByteBuffer(data: try JSONEncoder().encode(NewNote(title: title, body: body))))
-        #expect(response.status == .created)
-        let note = try decodeJSON(Note.self, from: response.body)
-        #expect(response.headers[.location] == "/notes/\(note.id)")
-        return note
-    }
-}
-
-/// Decodes a JSON body the way the server encodes it (ISO 8601 dates).
-func decodeJSON<Value: Decodable>(_ type: Value.Type, from body: ByteBuffer) throws -> Value {
+/// Decodes a JSON body the way the servers encode it (ISO 8601 dates).
+func decodeJSON<Value: Decodable>(_ type: Value.Type, from body: String) throws -> Value {
     let decoder = JSONDecoder()
     decoder.dateDecodingStrategy = .iso8601
-    return try decoder.decode(type, from: Data(String(buffer: body).utf8))
-}
-
-extension ByteBuffer {
-    init(data: Data) {
-        self.init(bytes: data)
-    }
-}
-
-/// What happened, in order, from any task.
-final class Events: Sendable {
-    private let events = Mutex<[String]>([])
-
-    func record(_ event: String) {
-        events.withLock { $0.append(event) }
-    }
-
-    var all: [String] { events.withLock { $0 } }
-
-    /// Waits up to a second for `event`: with a live server, the client can see the response's end a moment
-    /// before the server has finished writing it.
-    func waitFor(_ event: String) async throws -> Bool {
-        for _ in 0..<100 {
-            if all.contains(event) { return true }
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        return all.contains(event)
-    }
+    return try decoder.decode(type, from: Data(body.utf8))
 }

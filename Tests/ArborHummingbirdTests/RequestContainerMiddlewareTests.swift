@@ -1,5 +1,7 @@
+#if Hummingbird
 import Arbor
 import ArborHummingbird
+import ArborTesting
 import Hummingbird
 import HummingbirdTesting
 import Synchronization
@@ -35,6 +37,18 @@ final class ContainerBox: Sendable {
 
 struct BodyFailed: Error {}
 
+/// What happened, in order, from any task; a release also goes to `releases`, which a test can wait for.
+final class Events: Sendable {
+    private let events = Mutex<[String]>([])
+    let releases = ReleaseRecorder()
+
+    func record(_ event: String) {
+        events.withLock { $0.append(event) }
+    }
+
+    var all: [String] { events.withLock { $0 } }
+}
+
 /// Replaces every response's body, so the original is never written.
 struct ReplaceBodyMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(
@@ -55,6 +69,7 @@ struct ReplaceBodyMiddleware<Context: RequestContext>: RouterMiddleware {
         }
         .inObjectScope(.perContainer)
         .onRelease { _ in events.record("released") }
+        .recordingReleases(in: events.releases)
         return root
     }
 
@@ -83,7 +98,9 @@ struct ReplaceBodyMiddleware<Context: RequestContext>: RouterMiddleware {
         try await Application(router: router).test(setup) { client in
             let response = try await client.execute(uri: "/stream", method: .get)
             #expect(String(buffer: response.body) == "1\n2\n3\n")
-            #expect(try await events.waitFor("released"))
+            // A live server closes the container once it has written the response, maybe after the client has
+            // read it.
+            #expect(await events.releases.wait(for: 1))
         }
         #expect(
             events.all == [
@@ -170,3 +187,38 @@ struct ReplaceBodyMiddleware<Context: RequestContext>: RouterMiddleware {
         }
     }
 }
+
+extension RequestContainerMiddlewareTests {
+    /// The request's own values, registered by the middleware's hook, reach the handler; a hook that throws ends the
+    /// request with its error, and its child is closed.
+    @Test func theHookRegistersTheRequestsValues() async throws {
+        let events = Events()
+        let box = ContainerBox()
+        let router = Router(context: TestContext.self)
+        router.add(
+            middleware: RequestContainerMiddleware(root: makeRoot(events)) { request, _, child in
+                box.keep(child)
+                guard let user = request.headers[.init("X-User")!] else {
+                    throw HTTPError(.unauthorized, message: "Send the user in an X-User header.")
+                }
+                child.register(String.self, name: "user", instance: user)
+                _ = try child.resolve(Probe.self)
+            })
+        router.get("/me") { _, context in
+            try context.container.resolve(String.self, name: "user")
+        }
+        try await Application(router: router).test(.router) { client in
+            let response = try await client.execute(uri: "/me", method: .get, headers: [.init("X-User")!: "ann"])
+            #expect(String(buffer: response.body) == "ann")
+            #expect(events.releases.released.count == 1)
+
+            let rejected = try await client.execute(uri: "/me", method: .get)
+            #expect(rejected.status == .unauthorized)
+            #expect(String(buffer: rejected.body).contains("Send the user in an X-User header."))
+        }
+        // The rejected request's child was made, and closed before the error response; it resolved nothing.
+        #expect(events.all == ["made", "released"])
+        #expect(box.kept?.isClosed == true)
+    }
+}
+#endif

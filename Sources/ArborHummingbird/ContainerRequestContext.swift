@@ -1,3 +1,4 @@
+#if Hummingbird
 public import Arbor
 public import Hummingbird
 
@@ -33,6 +34,10 @@ public protocol ContainerRequestContext: RequestContext {
 extension ContainerRequestContext {
     /// The request's child container: resolve the request's services from it.
     ///
+    /// ```swift
+    /// let work = try context.container.resolve(UnitOfWork.self)
+    /// ```
+    ///
     /// Its per-container instances (`.perContainer`) belong to this request; everything registered in the app's
     /// root container is visible. The middleware closes it once the response has been written.
     ///
@@ -48,6 +53,10 @@ extension ContainerRequestContext {
 
 /// The error ``ContainerRequestContext/container`` throws when no ``RequestContainerMiddleware`` ran for the
 /// request: add the middleware to the router before the routes that use it.
+///
+/// ```swift
+/// router.add(middleware: RequestContainerMiddleware(root: container))   // before the routes
+/// ```
 public struct MissingRequestContainer: HTTPResponseError, CustomStringConvertible {
     /// Makes the error.
     public init() {}
@@ -68,3 +77,4 @@ public struct MissingRequestContainer: HTTPResponseError, CustomStringConvertibl
         Response(status: status)
     }
 }
+#endif

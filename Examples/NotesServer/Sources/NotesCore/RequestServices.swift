@@ -1,5 +1,5 @@
 import Foundation
-public import Hummingbird
+public import NIOCore
 import Synchronization
 
 // The services a request uses. The Arbor wiring and the hand wiring build these same types; only how differs.
@@ -135,14 +135,19 @@ public struct UnitOfWorkEnded: Error, CustomStringConvertible {
 public final class NotesController {
     /// The request's unit of work.
     public let work: NotesUnitOfWork
+    /// The user the request is made for.
+    public let user: RequestUser
     /// The auditor that records this controller's changes.
     public let auditor: NotesAuditor
     private let clock: any WallClock
     private let ids: any IDGenerator
 
     /// Makes a controller.
-    public init(work: NotesUnitOfWork, clock: any WallClock, ids: any IDGenerator, auditor: NotesAuditor) {
+    public init(
+        work: NotesUnitOfWork, user: RequestUser, clock: any WallClock, ids: any IDGenerator, auditor: NotesAuditor
+    ) {
         self.work = work
+        self.user = user
         self.clock = clock
         self.ids = ids
         self.auditor = auditor
@@ -191,11 +196,15 @@ public final class NotesAuditor {
     }
 
     func created(_ note: Note) {
-        log.audit("created \(note.id) in unit of work \(serial)")
+        log.audit("\(user) created \(note.id) in unit of work \(serial)")
     }
 
     func deleted(id: String) {
-        log.audit("deleted \(id) in unit of work \(serial)")
+        log.audit("\(user) deleted \(id) in unit of work \(serial)")
+    }
+
+    private var user: String {
+        controller.map(\.user.name) ?? "(nobody)"
     }
 
     private var serial: String {

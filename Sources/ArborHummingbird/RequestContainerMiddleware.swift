@@ -1,3 +1,4 @@
+#if Hummingbird
 public import Arbor
 public import Hummingbird
 
@@ -13,14 +14,20 @@ public import Hummingbird
 ///     .onRelease { work in work.rollBackIfOpen() }   // runs when the request ends
 ///
 /// let router = Router(context: AppRequestContext.self)   // a ContainerRequestContext
-/// router.add(middleware: RequestContainerMiddleware(root: container))
+/// router.add(middleware: RequestContainerMiddleware(root: container) { request, context, child in
+///     // The request's own values, as instances of its child (a 4xx if this throws).
+///     guard let name = request.headers[.init("X-User")!] else {
+///         throw HTTPError(.unauthorized, message: "Send the user in an X-User header.")
+///     }
+///     child.register(User.self, instance: User(name: name))
+/// })
 /// router.post("/notes") { request, context in
 ///     let work = try await context.container.resolve(UnitOfWork.self)   // this request's own
 ///     …
 /// }
 /// ```
 ///
-/// For each request the middleware makes `root.makeChild()`, stores it in the context's
+/// For each request the middleware makes `root.makeChild()`, runs `register` on it, stores it in the context's
 /// ``ContainerRequestContext/requestContainer``, and calls the next responder. When the request ends, the child is
 /// closed with `closeAndWait()`, which releases its per-container instances and awaits their `onRelease` hooks,
 /// `async` ones too (a transaction rolled back before the response ends):
@@ -28,7 +35,10 @@ public import Hummingbird
 /// - after the response body has been written to the connection, streamed bodies included: a body that resolves
 ///   from `context.container` while it writes finds the container open;
 /// - after the body failed to write (the client went away, or the body threw), before the error goes on;
-/// - at once, when the handler or a later middleware throws instead of returning a response.
+/// - at once, when `register`, the handler or a later middleware throws instead of returning a response.
+///
+/// A request that a middleware added before this one rejects never gets a child: put authentication and other
+/// checks that need no services first.
 ///
 /// A response whose body is never written — replaced by a middleware added before this one, or dropped — closes
 /// nothing: the child is released with the body, and a container that is released without `close()` still
@@ -36,13 +46,26 @@ public import Hummingbird
 public struct RequestContainerMiddleware<Context: ContainerRequestContext>: RouterMiddleware {
     /// The app's container; each request gets a child of it.
     public let root: Container
+    private let register: (@Sendable (Request, Context, Container) throws -> Void)?
 
     /// Makes the middleware.
     ///
-    /// - Parameter root: The container every request's child is made from: usually the app's root, where the
-    ///   services are registered. In a test, a child of the app's container that overrides some of them.
-    public init(root: Container) {
+    /// ```swift
+    /// router.add(middleware: RequestContainerMiddleware(root: container))
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - root: The container every request's child is made from: usually the app's root, where the services are
+    ///     registered. In a test, a child of the app's container that overrides some of them.
+    ///   - register: Registers the request's own values in its child, before any handler runs: the user it is
+    ///     for, an identifier to log. An error it throws ends the request with that error (throw an `HTTPError`
+    ///     for a 4xx), and the child is closed.
+    public init(
+        root: Container,
+        register: (@Sendable (_ request: Request, _ context: Context, _ child: Container) throws -> Void)? = nil
+    ) {
         self.root = root
+        self.register = register
     }
 
     /// Runs the rest of the chain with a new child container in the context, and closes the child when the
@@ -54,9 +77,10 @@ public struct RequestContainerMiddleware<Context: ContainerRequestContext>: Rout
     ) async throws -> Response {
         let container = root.makeChild()
         var context = context
-        context.requestContainer = container
         var response: Response
         do {
+            try register?(request, context, container)
+            context.requestContainer = container
             response = try await next(request, context)
         } catch {
             await container.closeAndWait()
@@ -82,3 +106,12 @@ extension ResponseBody {
         }
     }
 }
+#else
+/// Needs the package trait `Hummingbird`: depend on Arbor with
+/// `.package(url: "…", from: "…", traits: ["Hummingbird"])`.
+@available(*, unavailable, message: "Enable Arbor's package trait \"Hummingbird\": traits: [\"Hummingbird\"]")
+public struct RequestContainerMiddleware<Context> {
+    /// Unavailable: enable the trait.
+    public init(root: Any, register: Any? = nil) {}
+}
+#endif

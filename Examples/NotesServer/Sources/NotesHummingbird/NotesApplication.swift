@@ -1,27 +1,24 @@
 public import Arbor
+import ArborServiceLifecycle
 public import Hummingbird
+public import NotesCore
 
-/// How the server gets its services.
-public enum Wiring: String, CaseIterable, Sendable {
-    /// Registered once in an Arbor container; each request resolves from a child of it.
-    case arbor
-    /// Built by hand, with the same lifetimes.
-    case manual
-}
-
-/// Makes the notes server, wired one way or the other.
+/// Makes the notes server on Hummingbird, wired one way or the other.
 public enum NotesApplication {
-    /// The server wired with Arbor.
+    /// The server wired with Arbor. `root` runs as a service of the application (`ContainerService`): when the
+    /// server shuts down gracefully, `root` closes after it and awaits its release hooks.
     ///
     /// - Parameters:
-    ///   - root: The container with the notes services; a test passes a child of ``ArborWiring/makeContainer()``
+    ///   - root: The container with the notes services; a test passes a child of `NotesAssembly.makeContainer()`
     ///     that overrides some of them.
     ///   - configuration: Where to listen, and the rest of Hummingbird's settings.
     public static func arbor(
-        root: Container = ArborWiring.makeContainer(),
+        root: Container = NotesAssembly.makeContainer(),
         configuration: ApplicationConfiguration = ApplicationConfiguration()
     ) -> some ApplicationProtocol {
-        Application(router: ArborWiring.makeRouter(root: root), configuration: configuration)
+        Application(
+            router: ArborWiring.makeRouter(root: root), configuration: configuration,
+            services: [ContainerService(root)])
     }
 
     /// The server wired by hand.

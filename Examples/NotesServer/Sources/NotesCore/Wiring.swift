@@ -1,0 +1,180 @@
+public import Arbor
+import Synchronization
+
+/// How a server gets its services.
+public enum Wiring: String, CaseIterable, Sendable {
+    /// Registered once in an Arbor container; each request resolves from a child of it.
+    case arbor
+    /// Built by hand, with the same lifetimes.
+    case manual
+}
+
+/// The notes services, registered once in the app's root container; both servers use it.
+///
+/// | service | scope | why |
+/// | --- | --- | --- |
+/// | ``NoteStore``, ``WallClock``, ``IDGenerator``, ``ActivityLog`` | `.permanent` | one for the whole app |
+/// | ``NoteRenderer`` | `.weak` | a cache shared while requests use it, let go when none does |
+/// | ``NotesUnitOfWork`` | `.perContainer` | one per request's child container, ended when the request ends |
+/// | ``NotesController`` ↔ ``NotesAuditor`` | `.graph` (the default) | a circular pair, per resolve |
+/// | ``RequestUser`` | an instance | registered in each request's child by the server's middleware |
+public struct NotesAssembly: Assembly {
+    /// Makes the assembly.
+    public init() {}
+
+    /// Registers the services.
+    public func assemble(container: Container) {
+        container.register(NoteStore.self) { _ in NoteStore() }.inObjectScope(.permanent)
+        container.register((any WallClock).self) { _ in SystemWallClock() }.inObjectScope(.permanent)
+        container.register((any IDGenerator).self) { _ in RandomIDGenerator() }.inObjectScope(.permanent)
+        container.register(ActivityLog.self) { _ in ActivityLog() }.inObjectScope(.permanent)
+
+        container.register(NoteRenderer.self) { _ in NoteRenderer() }.inObjectScope(.weak)
+
+        Self.registerUnitOfWork(in: container)
+
+        // `RequestUser` is registered in each request's child, from the request's header.
+        container.register(NotesController.self) { r in
+            NotesController(
+                work: try r.resolve(), user: try r.resolve(), clock: try r.resolve(), ids: try r.resolve(),
+                auditor: try r.resolve())
+        }
+        // The auditor's back reference would be a cycle of initialisers: set it once both exist.
+        container.register(NotesAuditor.self) { r in NotesAuditor(log: try r.resolve()) }
+            .initCompleted { r, auditor in auditor.controller = try r.resolve(NotesController.self) }
+    }
+
+    /// Registers the unit of work: built by each request's container on first use, and ended when the middleware
+    /// closes that container. A test registers it again in its own child, to add a hook of its own.
+    @discardableResult
+    public static func registerUnitOfWork(in container: Container) -> Registration<NotesUnitOfWork> {
+        container.register(NotesUnitOfWork.self) { r in NotesUnitOfWork(store: try r.resolve(), log: try r.resolve()) }
+            .inObjectScope(.perContainer)
+            .onRelease { work in work.end() }
+    }
+
+    /// A root container with the notes services.
+    public static func makeContainer() -> Container {
+        Assembler([NotesAssembly()]).container
+    }
+
+    /// Registers the request's user, from its `X-User` header, in its child container: what both servers'
+    /// middlewares run for every request. Throws ``NotesError/missingUser`` without the header.
+    public static func registerRequestValues(userHeader: String?, in child: Container) throws(NotesError) {
+        child.register(RequestUser.self, instance: try RequestUser(header: userHeader))
+    }
+}
+
+/// The app-wide services, made once: what the Arbor wiring registers as `.permanent` (and the `.weak` renderer).
+public final class ManualServices: Sendable {
+    /// The notes.
+    public let store: NoteStore
+    /// The clock new notes are stamped with.
+    public let clock: any WallClock
+    /// The generator of new notes' identifiers.
+    public let ids: any IDGenerator
+    /// The activity log.
+    public let log: ActivityLog
+    private let renderer = WeakShared { NoteRenderer() }
+
+    /// Makes the services; pass your own to replace one, as a test would.
+    public init(
+        store: NoteStore = NoteStore(),
+        clock: any WallClock = SystemWallClock(),
+        ids: any IDGenerator = RandomIDGenerator(),
+        log: ActivityLog = ActivityLog()
+    ) {
+        self.store = store
+        self.clock = clock
+        self.ids = ids
+        self.log = log
+    }
+
+    /// The renderer the requests share while any of them holds it.
+    func sharedRenderer() -> NoteRenderer {
+        renderer.get()
+    }
+}
+
+/// One request's services, made by hand: the unit of work on first use, kept until the request ends. What a
+/// request's child container does in the Arbor wiring.
+public final class ManualRequestScope: NotesServices {
+    private let services: ManualServices
+    /// The user the request is made for.
+    public let user: RequestUser
+
+    private struct State {
+        var work: NotesUnitOfWork?
+        var isEnded = false
+    }
+
+    private let state = Mutex(State())
+
+    /// Begins a request for `user`.
+    public init(services: ManualServices, user: RequestUser) {
+        self.services = services
+        self.user = user
+    }
+
+    /// The request's unit of work, made on first use.
+    public func unitOfWork() throws -> NotesUnitOfWork {
+        try state.withLock { state in
+            if state.isEnded { throw UnitOfWorkEnded() }
+            if let work = state.work { return work }
+            let work = NotesUnitOfWork(store: services.store, log: services.log)
+            state.work = work
+            return work
+        }
+    }
+
+    /// A new controller, with its auditor, on the request's unit of work.
+    public func notesController() throws -> NotesController {
+        let auditor = NotesAuditor(log: services.log)
+        let controller = NotesController(
+            work: try unitOfWork(), user: user, clock: services.clock, ids: services.ids, auditor: auditor)
+        auditor.controller = controller
+        return controller
+    }
+
+    /// The shared renderer.
+    public func noteRenderer() -> NoteRenderer {
+        services.sharedRenderer()
+    }
+
+    /// Ends the request: ends its unit of work, if it made one. Ending twice does nothing more.
+    public func end() {
+        let work = state.withLock { state -> NotesUnitOfWork? in
+            state.isEnded = true
+            defer { state.work = nil }
+            return state.work
+        }
+        work?.end()
+    }
+
+    deinit {
+        end()
+    }
+}
+
+/// One instance, shared while anyone holds it, then made again: Arbor's `.weak` scope, by hand.
+final class WeakShared<Object: AnyObject & Sendable>: Sendable {
+    private struct Reference {
+        weak var object: Object?
+    }
+
+    private let make: @Sendable () -> Object
+    private let current = Mutex(Reference())
+
+    init(_ make: @escaping @Sendable () -> Object) {
+        self.make = make
+    }
+
+    func get() -> Object {
+        current.withLock { current in
+            if let object = current.object { return object }
+            let object = make()
+            current.object = object
+            return object
+        }
+    }
+}

@@ -1,0 +1,319 @@
+#if Vapor
+import Arbor
+import ArborTesting
+import ArborVapor
+import Synchronization
+import Testing
+import Vapor
+import VaporTesting
+
+/// A per-container service: one per request's container.
+final class Probe: Sendable {}
+
+/// A permanent service of the root, released at shutdown.
+final class Pool: Sendable {}
+
+/// What happened, in order, from any task.
+final class Events: Sendable {
+    private let events = Mutex<[String]>([])
+
+    func record(_ event: String) {
+        events.withLock { $0.append(event) }
+    }
+
+    var all: [String] { events.withLock { $0 } }
+}
+
+/// A root whose per-container `Probe` records when it is made and released, and whose permanent `Pool` records
+/// its release; and an app that gives each request a child of it.
+struct Probes: Sendable {
+    let events = Events()
+    let releases = ReleaseRecorder()
+    let root = Container()
+
+    init() {
+        let events = events
+        root.register(Probe.self) { _ in
+            events.record("made")
+            return Probe()
+        }
+        .inObjectScope(.perContainer)
+        .onRelease { _ in events.record("released") }
+        .recordingReleases(in: releases)
+        root.register(Pool.self) { _ in Pool() }.inObjectScope(.permanent).recordingReleases(in: releases)
+    }
+
+    /// Runs `test` with a Vapor test app that gives each request a child of `root`, and shuts it down after.
+    func withApp(
+        releaseHooks: RequestContainerMiddleware.ReleaseHooks = .awaited, _ test: (Application) async throws -> Void
+    ) async throws {
+        try await VaporTesting.withApp { app in
+            app.useRequestContainers(root: root, releaseHooks: releaseHooks)
+            try await test(app)
+        }
+    }
+}
+
+/// How a handler makes a streamed body: Vapor has three ways, and the container must stay open for each.
+enum StreamKind: String, CaseIterable, Sendable {
+    case stream, asyncStream, managedAsyncStream
+}
+
+/// Lets two requests wait for each other, so that they are handled at the same time.
+actor Rendezvous {
+    private var arrived = 0
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    func arrive(expecting count: Int) async {
+        arrived += 1
+        if arrived == count {
+            waiting.forEach { $0.resume() }
+            waiting = []
+        } else {
+            await withCheckedContinuation { waiting.append($0) }
+        }
+    }
+}
+
+@Suite struct RequestContainerMiddlewareTests {
+    @Test func aRequestsChildIsClosedAfterTheResponse() async throws {
+        let probes = Probes()
+        try await probes.withApp { app in
+            app.get("probe") { request -> String in
+                let container = try request.container
+                #expect(try container.resolve(Probe.self) === container.resolve(Probe.self))
+                return "ok"
+            }
+            try await app.testing().test(.GET, "probe") { response in
+                #expect(response.status == .ok)
+            }
+            #expect(await probes.releases.wait(for: 1))
+            #expect(probes.events.all == ["made", "released"])
+        }
+    }
+
+    /// The body is written after the handler has returned; it resolves from the request's container for every
+    /// chunk, and the container closes after the last one, whichever way the stream was made.
+    @Test(arguments: StreamKind.allCases, [RequestContainerMiddleware.ReleaseHooks.awaited, .synchronous])
+    func aStreamedBodyKeepsTheChildOpenUntilItEnds(
+        kind: StreamKind, releaseHooks: RequestContainerMiddleware.ReleaseHooks
+    ) async throws {
+        let probes = Probes()
+        try await probes.withApp(releaseHooks: releaseHooks) { app in
+            app.get("stream") { request -> Response in
+                let container = try request.container
+                _ = try container.resolve(Probe.self)
+                @Sendable func chunk(_ number: Int) throws -> ByteBuffer {
+                    _ = try container.resolve(Probe.self)  // throws once the container is closed
+                    probes.events.record("chunk \(number), closed: \(container.isClosed)")
+                    return ByteBuffer(string: "\(number)\n")
+                }
+                switch kind {
+                case .stream:
+                    return Response(
+                        body: .init(stream: { writer in
+                            do {
+                                let buffers = try (1...3).map(chunk)
+                                _ = buffers.reduce(request.eventLoop.makeSucceededVoidFuture()) { written, buffer in
+                                    written.flatMap { writer.write(.buffer(buffer)) }
+                                }
+                                .flatMap { writer.write(.end) }
+                            } catch {
+                                writer.write(.error(error), promise: nil)
+                            }
+                        }))
+                case .asyncStream:
+                    return Response(
+                        body: .init(asyncStream: { writer in
+                            for number in 1...3 { try await writer.write(.buffer(try chunk(number))) }
+                            try await writer.write(.end)
+                        }))
+                case .managedAsyncStream:
+                    return Response(
+                        body: .init(managedAsyncStream: { writer in
+                            for number in 1...3 { try await writer.write(.buffer(try chunk(number))) }
+                        }))
+                }
+            }
+            try await app.testing(method: .running(port: 0)).test(.GET, "stream") { response in
+                #expect(response.body.string == "1\n2\n3\n")
+            }
+            #expect(await probes.releases.wait(for: 1))
+            #expect(
+                probes.events.all == [
+                    "made", "chunk 1, closed: false", "chunk 2, closed: false", "chunk 3, closed: false", "released",
+                ])
+        }
+    }
+
+    /// With `.synchronous`, the child is closed as Vapor lets the response go, on that thread: an in-memory
+    /// request's hooks have run by the time the client has the response.
+    @Test func synchronousClosingRunsTheHooksAsTheResponseGoes() async throws {
+        let probes = Probes()
+        try await probes.withApp(releaseHooks: .synchronous) { app in
+            app.get("probe") { request -> String in
+                _ = try request.container.resolve(Probe.self)
+                return "ok"
+            }
+            try await app.testing().test(.GET, "probe") { response in
+                #expect(response.status == .ok)
+                #expect(probes.events.all == ["made", "released"])  // already: no waiting
+            }
+        }
+    }
+
+    /// A handler that throws: the child is closed, and its release hooks have run, before the error becomes a
+    /// response.
+    @Test func aFailingHandlerClosesTheChild() async throws {
+        let probes = Probes()
+        try await probes.withApp { app in
+            app.get("fail") { request -> String in
+                _ = try request.container.resolve(Probe.self)
+                throw Abort(.conflict, reason: "Taken.")
+            }
+            try await app.testing().test(.GET, "fail") { response in
+                #expect(response.status == .conflict)
+                #expect(response.body.string.contains("Taken."))
+                #expect(probes.events.all == ["made", "released"])  // already: no waiting
+            }
+        }
+    }
+
+    @Test func twoConcurrentRequestsGetSeparateInstances() async throws {
+        let probes = Probes()
+        let rendezvous = Rendezvous()
+        try await probes.withApp { app in
+            app.get("probe") { request -> String in
+                let probe = try await request.container.resolve(Probe.self)
+                await rendezvous.arrive(expecting: 2)  // both requests hold their probe now
+                #expect(try await request.container.resolve(Probe.self) === probe)
+                return "\(ObjectIdentifier(probe).hashValue)"
+            }
+            let tester = try app.testing()
+            async let first = tester.sendRequest(.GET, "probe")
+            async let second = tester.sendRequest(.GET, "probe")
+            let (one, two) = try await (first, second)
+            #expect(one.status == .ok && two.status == .ok)
+            #expect(one.body.string != two.body.string)
+            #expect(await probes.releases.wait(for: 2))
+            #expect(probes.events.all == ["made", "made", "released", "released"])
+        }
+    }
+
+    /// A test overrides a service in a child of the app's container (`ArborTesting.overriding`), and serves
+    /// with the child as the root: requests see the override, the app's container is untouched.
+    @Test func overridesReachARequest() async throws {
+        let app = Container()
+        app.register(String.self, name: "greeting") { _ in "hello" }
+        let test = ArborTesting.overriding(app) { child in
+            child.register(String.self, name: "greeting") { _ in "hello from the test" }
+        }
+        try await withApp { server in
+            server.useRequestContainers(root: test)
+            server.get("greet") { request in try request.container.resolve(String.self, name: "greeting") }
+            try await server.testing().test(.GET, "greet") { response in
+                #expect(response.body.string == "hello from the test")
+            }
+        }
+        #expect(try await app.resolve(String.self, name: "greeting") == "hello")
+        #expect(test.isClosed)  // the server closed its root at shutdown; `app`, its parent, is open
+        #expect(!app.isClosed)
+    }
+
+    /// The hook registers the request's own values; when it throws, the request gets the error, and the child it
+    /// was given is closed.
+    @Test func theHookRegistersTheRequestsValues() async throws {
+        let children = Mutex<[Container]>([])
+        try await withApp { app in
+            app.useRequestContainers(root: Container()) { request, child in
+                children.withLock { $0.append(child) }
+                guard let user = request.headers.first(name: "X-User") else {
+                    throw Abort(.unauthorized, reason: "Send the user in an X-User header.")
+                }
+                child.register(String.self, name: "user", instance: user)
+            }
+            app.get("me") { request in try request.container.resolve(String.self, name: "user") }
+            try await app.testing().test(.GET, "me", headers: ["X-User": "ann"]) { response in
+                #expect(response.body.string == "ann")
+            }
+            try await app.testing().test(.GET, "me") { response in
+                #expect(response.status == .unauthorized)
+                #expect(response.body.string.contains("Send the user in an X-User header."))
+            }
+        }
+        let made = children.withLock { $0 }
+        #expect(made.count == 2)
+        #expect(made.allSatisfy { $0.isClosed })
+    }
+
+    /// A middleware after the containers' rejects the request before the handler reads its container: no child
+    /// is made.
+    @Test func aRejectedRequestGetsNoChild() async throws {
+        let made = Mutex(0)
+        try await withApp { app in
+            app.useRequestContainers(root: Container()) { _, _ in made.withLock { $0 += 1 } }
+            let guarded = app.grouped(RequireUser())
+            guarded.get("me") { request in
+                _ = try request.container
+                return "ok"
+            }
+            try await app.testing().test(.GET, "me") { response in
+                #expect(response.status == .unauthorized)
+            }
+            #expect(made.withLock { $0 } == 0)
+            try await app.testing().test(.GET, "me", headers: ["X-User": "ann"]) { response in
+                #expect(response.status == .ok)
+            }
+            #expect(made.withLock { $0 } == 1)
+        }
+    }
+
+    /// The app's shutdown closes the root, and awaits its release hooks.
+    @Test func shutdownClosesTheRoot() async throws {
+        let probes = Probes()
+        _ = try await probes.root.resolve(Pool.self)
+        try await probes.withApp { _ in
+            #expect(!probes.root.isClosed)
+        }
+        #expect(probes.root.isClosed)
+        #expect(probes.releases.released == ["Pool"])
+    }
+
+    /// A hook that reads `request.container` (the child it is filling) gets an error that says what to do,
+    /// instead of waiting for itself.
+    @Test func aHookThatReadsTheRequestsContainerIsTold() async throws {
+        try await withApp { app in
+            app.useRequestContainers(root: Container()) { request, _ in _ = try request.container }
+            app.get("me") { request -> String in
+                _ = try request.container
+                return "unreachable"
+            }
+            try await app.testing().test(.GET, "me") { response in
+                #expect(response.status == .internalServerError)
+                #expect(response.body.string.contains("register in the `child` it is given instead"))
+            }
+        }
+    }
+
+    @Test func aRouteWithoutTheMiddlewareAnswers500WithWhatToDo() async throws {
+        try await withApp { app in
+            app.get("orphan") { request -> String in
+                _ = try request.container
+                return "unreachable"
+            }
+            try await app.testing().test(.GET, "orphan") { response in
+                #expect(response.status == .internalServerError)
+                #expect(response.body.string.contains("useRequestContainers"))
+            }
+        }
+    }
+}
+
+/// Rejects a request without an `X-User` header, without reading its container.
+struct RequireUser: AsyncMiddleware {
+    func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
+        guard request.headers.first(name: "X-User") != nil else { throw Abort(.unauthorized) }
+        return try await next.respond(to: request)
+    }
+}
+#endif
