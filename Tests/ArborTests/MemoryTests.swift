@@ -150,7 +150,7 @@ import Glibc
             #expect(tracker.check().isClean)
         }
         let (children, trackers) = root.registry.withLock {
-            ($0.children.count, $0.diagnostics?.trackers.count ?? 0)
+            ($0.children.count, $0.diagnostics?.observers.count ?? 0)
         }
         #expect(children < 16, "the root remembers \(children) children that are gone")
         #expect(trackers < 16, "the root keeps \(trackers) references to leak trackers that are gone")

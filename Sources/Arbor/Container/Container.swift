@@ -58,9 +58,9 @@ public final class Container: Resolver, @unchecked Sendable {
         self.defaultScope = defaultScope
         root = parent?.root ?? UniqueNumber.next()
         if let parent {
-            // Join the parent's subtree: inherit whether it is closed and the leak trackers that watch it, and let
+            // Join the parent's subtree: inherit whether it is closed and the observers that watch it, and let
             // later ones find us. One critical section of the parent's (the child's lock nested in it, the only
-            // place the two nest: parent first): a `close()` or a `LeakTracker` on an ancestor either happened
+            // place the two nest: parent first): a `close()` or an observer added to an ancestor either happened
             // before, and is inherited here, or comes after, and finds the child among the children.
             //
             // No `changed()`: no thread can have looked anything up in this container yet, and its version is a
@@ -68,9 +68,7 @@ public final class Container: Resolver, @unchecked Sendable {
             parent.registry.withLock { parentRegistry in
                 parentRegistry.children.insert(self)
                 registry.withLock { registry in
-                    registry.diagnostics = parentRegistry.diagnostics.map {
-                        Diagnostics(trackers: $0.trackers, observer: nil)
-                    }
+                    registry.diagnostics = parentRegistry.diagnostics?.inherited
                     registry.isClosed = parentRegistry.isClosed
                 }
             }
@@ -105,6 +103,7 @@ public final class Container: Resolver, @unchecked Sendable {
             if let storage = registry.perContainer.reference(for: identity) { return storage }
             let storage = InstanceStorage(
                 retention: .strong, releaseHooks: entry.withObject { $0.releaseHooks }, lock: self.registry)
+            storage.adopt(entry.withObject { $0.key })
             registry.perContainer.add(storage, for: identity)
             return Unretained(storage, retainedInChecks: false)
         }
@@ -259,16 +258,14 @@ public final class Container: Resolver, @unchecked Sendable {
         }
     }
 
-    /// Adds a leak tracker to this container and every descendant, present and future.
-    func attach(_ tracker: LeakTracker) {
+    /// Adds or removes an observer in this container and every descendant, present and future.
+    func changeObservers(adding added: (any ResolutionObserver)?, removing removed: (any ResolutionObserver)?) {
         let children = registry.withLock { registry in
-            let trackers = (registry.diagnostics?.trackers ?? []).filter { $0.tracker != nil }
-            registry.diagnostics = Diagnostics(
-                trackers: trackers + [WeakTracker(tracker: tracker)], observer: registry.diagnostics?.observer)
+            registry.diagnostics = Diagnostics.changing(registry.diagnostics, adding: added, removing: removed)
             return registry.children.live()
         }
         changed()
-        for child in children { child.attach(tracker) }
+        for child in children { child.changeObservers(adding: added, removing: removed) }
     }
 
     /// The keys registered for `key`'s service type, here and in the ancestors, nearest first.

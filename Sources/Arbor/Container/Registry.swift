@@ -4,9 +4,8 @@ struct Registry {
     var depthLimit = 200
     /// Set by `close()`: resolves throw `.containerClosed`.
     var isClosed = false
-    /// Set on the throwaway copies `validate()` resolves in.
-    /// The leak trackers watching this container (those made on it and on its ancestors), and the observer of a
-    /// copy made by `validate()`. `nil` when there are neither, which is what resolves check.
+    /// The observers watching this container (those added to it and to its ancestors), and the validation observer
+    /// of a copy made by `validate()`. `nil` when there are neither, which is what resolves check.
     var diagnostics: Diagnostics?
     /// The container's live children, so that `close()`, a tracker made here and a registration change reach the
     /// whole subtree. A child adds itself when it is made and removes itself in its `deinit`.
@@ -29,14 +28,33 @@ struct Registry {
     var firstRegistered: [ServiceKey: Int] = [:]
 }
 
-/// What watches a container's resolutions: leak trackers, and `validate()`'s observer. Immutable: a change makes a
-/// new one, so a resolution can keep the one it started with.
+/// What watches a container's resolutions: the observers added to it and its ancestors (``ResolutionObserver``; a
+/// ``LeakTracker`` is one), and the validation observer of a copy made by `validate()`. Immutable: a change makes a
+/// new one, so a resolution keeps the one it started with.
 final class Diagnostics: Sendable {
-    let trackers: [WeakTracker]
-    let observer: ValidationObserver?
+    let observers: [any ResolutionObserver]
+    let validation: ValidationObserver?
 
-    init(trackers: [WeakTracker], observer: ValidationObserver?) {
-        self.trackers = trackers
-        self.observer = observer
+    init(observers: [any ResolutionObserver], validation: ValidationObserver?) {
+        self.observers = observers
+        self.validation = validation
+    }
+
+    /// `self` with `observer` added, or removed (compared by identity); `nil` when nothing watches any more.
+    static func changing(
+        _ diagnostics: Diagnostics?, adding added: (any ResolutionObserver)? = nil,
+        removing removed: (any ResolutionObserver)? = nil
+    ) -> Diagnostics? {
+        var observers = diagnostics?.observers ?? []
+        if let removed { observers.removeAll { $0 === removed } }
+        if let added, !observers.contains(where: { $0 === added }) { observers.append(added) }
+        let validation = diagnostics?.validation
+        if observers.isEmpty, validation == nil { return nil }
+        return Diagnostics(observers: observers, validation: validation)
+    }
+
+    /// What a new child inherits: the observers, not validation.
+    var inherited: Diagnostics? {
+        observers.isEmpty ? nil : Diagnostics(observers: observers, validation: nil)
     }
 }

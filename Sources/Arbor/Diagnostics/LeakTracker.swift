@@ -21,11 +21,14 @@ internal import ArborPrimitives
 /// listed too: the report is a map of who points at whom, and the strong edges among them hold the cycle.
 ///
 /// A tracker made on a child sees only the child's subtree; several trackers can watch the same container.
-/// Trackers cost nothing when none exists. ArborTesting wraps this in one-line assertions.
+/// A tracker is a ``ResolutionObserver`` of the container (it sees ``ResolutionObserver/instanceBuilt(_:)``), added
+/// when it is made and removed when it is deinitialised. ArborTesting wraps this in one-line assertions.
 public final class LeakTracker: @unchecked Sendable {
     /// The container whose subtree the tracker watches.
     public let container: Container
     private let records = Protected.make(Records())
+    /// What the container holds: a weak reference back, so dropping the tracker stops the tracking.
+    private let recorder: Recorder
 
     private struct Records {
         var all: [Record] = []
@@ -48,7 +51,22 @@ public final class LeakTracker: @unchecked Sendable {
     /// Starts recording what factories create in resolutions that start in `container` or a descendant.
     public init(_ container: Container) {
         self.container = container
-        container.attach(self)
+        recorder = Recorder()
+        recorder.tracker = self
+        container.addObserver(recorder)
+    }
+
+    deinit {
+        container.removeObserver(recorder)
+    }
+
+    /// The observer the container holds for a tracker.
+    private final class Recorder: ResolutionObserver, @unchecked Sendable {
+        weak var tracker: LeakTracker?
+
+        func instanceBuilt(_ event: InstanceBuilt) {
+            tracker?.record(event)
+        }
     }
 
     /// How many class instances the tracker has recorded that are still alive.
@@ -98,17 +116,14 @@ public final class LeakTracker: @unchecked Sendable {
 
     // MARK: Recording; called by resolutions
 
-    static func record<Service>(
-        _ instance: Service, entry: ServiceEntry, keptBy storage: InstanceStorage?, owner: Container,
-        path: [ServiceKey], in trackers: [WeakTracker]
-    ) {
-        guard let resolved = object(in: instance) else { return }
+    private func record(_ event: InstanceBuilt) {
+        guard let resolved = object(in: event.instance) else { return }
         // Kept for good: a permanent (or strong custom-scope) instance, or a per-container one.
-        let storage = entry.scope.storage == .weak ? nil : storage
-        let record = Record(
-            object: resolved, key: entry.key, scope: entry.scope, path: path, storage: storage,
-            owner: storage == nil ? nil : owner)
-        for tracker in trackers { tracker.tracker?.append(record) }
+        let storage = event.scope.storage == .weak ? nil : event.storage
+        append(
+            Record(
+                object: resolved, key: event.key, scope: event.scope, path: event.path, storage: storage,
+                owner: storage == nil ? nil : event.keeper))
     }
 
     private func append(_ record: Record) {
@@ -170,9 +185,4 @@ public final class LeakTracker: @unchecked Sendable {
         let lazyPrefix = "$__lazy_storage_$_"
         return label.hasPrefix(lazyPrefix) ? String(label.dropFirst(lazyPrefix.count)) : label
     }
-}
-
-/// A weak reference to a tracker, as containers hold them: dropping a tracker stops its tracking.
-struct WeakTracker {
-    weak var tracker: LeakTracker?
 }

@@ -290,7 +290,7 @@ extension Container {
             let shadow = Container(parent: copy, defaultScope: original.defaultScope)
             let depthLimit = original.maxResolutionDepth
             shadow.registry.withLock { registry in
-                registry.diagnostics = Diagnostics(trackers: [], observer: observer)
+                registry.diagnostics = Diagnostics(observers: [], validation: observer)
                 registry.depthLimit = depthLimit
             }
             shadow.changed()

@@ -75,6 +75,8 @@ class ServiceEntry: @unchecked Sendable {
             case .graph: .graph
             case .strong, .weak, .perContainer: .held
             }
+        // The storage serves this key from now on (its release is reported under it).
+        configuration.storage?.adopt(key)
         let hasHooks = !configuration.hooks.isEmpty
         let isPlain = shape != .held && !isForward
         return (shape, hasHooks, isPlain, configuration.storage.map { Unretained($0) })

@@ -30,6 +30,7 @@ extension Resolution {
     ) throws -> Building {
         let kind: ObjectScope.Storage = keepsInGraph ? .graph : .none
         let outerDepth = try enter(Frame(entry: found.entry, slot: slot, storage: kind), key: key, depth: depth)
+        if let observation { observation.factoryStarted() }
         return Building(
             entry: found.entry, slot: slot, kind: kind, depth: depth, outerDepth: outerDepth,
             keepsInGraph: keepsInGraph, claim: nil)
@@ -52,6 +53,7 @@ extension Resolution {
             abandon(storage)
             throw error
         }
+        if let observation { observation.factoryStarted() }
         return Building(
             entry: found.entry, slot: slot, kind: kind, depth: depth, outerDepth: outerDepth,
             keepsInGraph: false, claim: (Unretained(storage, retainedInChecks: false), saved))
@@ -59,8 +61,7 @@ extension Resolution {
 
     /// The factory returned `instance`: leaves the frame, keeps the instance where its lifetime says — in the graph,
     /// or in the claimed storage (a weak value type, which has no identity to share, in none: weak scope behaves as
-    /// transient for it) — and records it for the leak trackers and queues its hooks, from the context it was built
-    /// in.
+    /// transient for it) — tells the observers, if any, and queues its hooks, from the context it was built in.
     @inline(__always)
     func finishBuild<Service>(_ building: Building, _ instance: Service) {
         leave(toDepth: building.outerDepth)
@@ -73,9 +74,17 @@ extension Resolution {
                 built(instance, in: claim.storage.object)
             }
         }
-        afterBuild(
-            building.entry, instance: instance, depth: building.depth, graphPosition: graphPosition,
-            keptBy: building.claim?.storage.object)
+        if let observation {
+            let entry = building.entry.object
+            observation.built(
+                instance, key: entry.key, scope: entry.scope, keeper: building.claim == nil ? nil : currentContext,
+                storage: building.claim?.storage.object, depth: building.depth, path: path() + [entry.key])
+        }
+        if building.entry.withObject({ $0.hasHooks }) {
+            queueHooks(
+                of: building.entry, instance: instance, depth: building.depth, graphPosition: graphPosition,
+                builtLast: true)
+        }
         if let claim = building.claim { restoreContext(claim.savedContext) }
     }
 
@@ -85,33 +94,13 @@ extension Resolution {
     @inline(never)
     func failBuild(_ building: Building, _ error: any Error) -> any Error {
         let failure = factoryError(error, key: building.entry.withObject { $0.key })
+        if let observation { observation.factoryFailed() }
         leave(toDepth: building.outerDepth)
         if let claim = building.claim {
             restoreContext(claim.savedContext)
             abandon(claim.storage.object)
         }
         return failure
-    }
-
-    /// Records a new instance for the leak trackers, and queues its hooks. `graphPosition` is where the graph keeps
-    /// the instance, if it does, and `storage` the storage that keeps it, if one does. The instance's own frame has
-    /// left `building`: its key ends the path.
-    @inline(__always)
-    func afterBuild<Service>(
-        _ entry: Unretained<ServiceEntry>,
-        instance: Service,
-        depth: Int,
-        graphPosition: Int?,
-        keptBy storage: InstanceStorage? = nil
-    ) {
-        if let trackers = diagnostics?.trackers, !trackers.isEmpty {
-            LeakTracker.record(
-                instance, entry: entry.object, keptBy: storage, owner: currentContext,
-                path: path() + [entry.object.key],
-                in: trackers)
-        }
-        guard entry.withObject({ $0.hasHooks }) else { return }
-        queueHooks(of: entry, instance: instance, depth: depth, graphPosition: graphPosition, builtLast: true)
     }
 
     // MARK: Claims

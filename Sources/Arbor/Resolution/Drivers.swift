@@ -42,13 +42,17 @@ extension Resolution {
         case .build(let slot, let keepsInGraph):
             building = try beginBuild(found, key: key, slot: slot, depth: depth, keepsInGraph: keepsInGraph)
         case .stored(let storage, let owner):
-            do throws(NotHeld) { return try storage.loadHeld(as: Service.self) } catch {}
+            do throws(NotHeld) {
+                return reused(try storage.loadHeld(as: Service.self), found, depth: depth)
+            } catch {}
             let storage = storage.object
             let member = self.member
             let acquisition = withClaims { claims in
                 CreationCoordinator.shared.acquire(storage, for: member, claims: &claims)
             }
-            if let instance = try settle(acquisition, key: key) { return try cast(instance, key: key) }
+            if let instance = try settle(acquisition, key: key) {
+                return reused(try cast(instance, key: key), found, depth: depth)
+            }
             building = try beginClaimedBuild(found, key: key, storage: storage, owner: owner, depth: depth)
         }
         let instance: Service
@@ -115,7 +119,7 @@ extension Resolution {
             let member = self.member
             _ = withClaims { CreationCoordinator.shared.finish(member, claims: &$0, failure: error) }
         }
-        finish()
+        finish(error)
         return error
     }
 
@@ -152,11 +156,15 @@ extension Resolution {
         case .build(let slot, let keepsInGraph):
             building = try beginBuild(found, key: key, slot: slot, depth: depth, keepsInGraph: keepsInGraph)
         case .stored(let storage, let owner):
-            do throws(NotHeld) { return try storage.loadHeld(as: Service.self) } catch {}
+            do throws(NotHeld) {
+                return reused(try storage.loadHeld(as: Service.self), found, depth: depth)
+            } catch {}
             let storage = storage.object
             let acquisition = await CreationCoordinator.shared.acquireAsync(storage, for: self)
             rebind()
-            if let instance = try settle(acquisition, key: key) { return try cast(instance, key: key) }
+            if let instance = try settle(acquisition, key: key) {
+                return reused(try cast(instance, key: key), found, depth: depth)
+            }
             building = try beginClaimedBuild(found, key: key, storage: storage, owner: owner, depth: depth)
         }
         let instance: Service
@@ -236,7 +244,7 @@ extension Resolution {
             _ = await CreationCoordinator.shared.finishAsync(self, failure: error)
             rebind()
         }
-        finish()
+        finish(error)
         return error
     }
 }

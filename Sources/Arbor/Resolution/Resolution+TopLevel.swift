@@ -105,11 +105,13 @@ extension Resolution {
         withCache { $0.beginResolving(in: container) }
         defer { withCache { $0.endResolving() } }
         let lookup = try lookUpTopLevel(key, in: container)
-        // Fast path: an instance a permanent or weak registration already holds needs no resolution at all.
-        if let found = lookup.found, found.shape == .held {
+        // Fast path: an instance a permanent or weak registration already holds needs no resolution at all, unless
+        // something watches.
+        if let found = lookup.found, found.shape == .held, lookup.diagnostics == nil {
             do throws(NotHeld) { return try found.loadHeld(as: Service.self) } catch {}
         }
         begin(in: container, maxDepth: lookup.depthLimit, diagnostics: lookup.diagnostics)
+        if lookup.diagnostics != nil { beginObservation(key) }
         do {
             let instance = try resolveFound(lookup.found)
             try complete(key)
@@ -170,10 +172,11 @@ extension Resolution {
         defer { reader?.exit() }
         let lookup = try lookUpTopLevel(key, in: container)
         guard lookup.found != nil || Service.self is any AsyncDerivedService.Type else { return try unregistered() }
-        if arguments == nil, let found = lookup.found, found.shape == .held {
+        if arguments == nil, let found = lookup.found, found.shape == .held, lookup.diagnostics == nil {
             do throws(NotHeld) { return try found.loadHeld(as: Service.self) } catch {}
         }
         begin(in: container, maxDepth: lookup.depthLimit, diagnostics: lookup.diagnostics)
+        if lookup.diagnostics != nil { beginObservation(key) }
         do {
             let instance: Service = try await resolveAsync(key, found: lookup.found, depth: 0, arguments: arguments)
             try await completeAsync(key)

@@ -43,9 +43,10 @@ struct ResolutionState {
     fileprivate var hooks = HookQueue()
     /// The permanent, weak and per-container instances this resolution claimed (``CreationCoordinator``).
     fileprivate var claims = Claims()
-    /// The leak trackers and validation observer watching the origin. Usually `nil`: then they cost one check per
-    /// resolve.
+    /// The observers and validation watching the origin. Usually `nil`: then they cost one check per resolve.
     fileprivate var diagnostics: Diagnostics?
+    /// What the observers are told, while observers watch the running resolve (``Observation``). Usually `nil`.
+    fileprivate var observation: Observation?
     /// The thread as the ``CreationCoordinator`` knows it: the resolution's own, or — for a resolution that begins
     /// inside the synchronous code of an `async` resolution — that one's (``ThreadContext/hostedAsync``).
     fileprivate var coordinationThread: ThreadID
@@ -172,7 +173,11 @@ extension Resolution {
     /// the capacity of its buffers for the next resolution on this thread. (`hookPath` is empty already: running the
     /// hooks restores it, also when one throws.)
     @inline(__always)
-    func finish() {
+    func finish(_ error: (any Error)? = nil) {
+        if let observation = state.value.observation {
+            state.value.observation = nil
+            observation.finished(error)
+        }
         state.value.phase = .finishing
         if !state.value.graph.isEmpty { state.value.graph.removeAll() }
         if !state.value.hooks.isEmpty { state.value.hooks.removeAll() }
@@ -345,7 +350,8 @@ extension Resolution {
         let run = HookRun(
             pending: pending,
             saved: (state.value.context, state.value.depth, state.value.hookPath, state.value.hookStorage),
-            count: pending.entry.withObject { max(1, $0.hooks.count) })
+            count: pending.entry.withObject { max(1, $0.hooks.count) },
+            started: state.value.observation == nil ? nil : .now)
         state.value.context = pending.context
         state.value.depth = pending.depth
         state.value.hookPath = pending.path
@@ -353,8 +359,12 @@ extension Resolution {
         return run
     }
 
-    /// Restores what `beginHook` switched.
+    /// Restores what `beginHook` switched, and tells the observers, if any, that the hooks ran.
     func endHook(_ run: HookRun) {
+        if let started = run.started, let observation = state.value.observation {
+            let entry = run.pending.entry.object
+            observation.hooksRan(key: entry.key, scope: entry.scope, depth: state.value.depth, started: started)
+        }
         (state.value.context, state.value.depth, state.value.hookPath, state.value.hookStorage) = run.saved
     }
 
@@ -391,9 +401,22 @@ extension Resolution {
     @inline(__always)
     var hasClaims: Bool { !state.value.claims.isEmpty }
 
-    /// What watches the resolution: leak trackers, `validate()`'s observer. Usually `nil`.
+    /// What watches the resolution: observers, `validate()`'s validation. Usually `nil`.
     @inline(__always)
     var diagnostics: Diagnostics? { state.value.diagnostics }
+
+    /// What the observers are told, while observers watch the running resolve. Usually `nil`.
+    @inline(__always)
+    var observation: Observation? { state.value.observation }
+
+    /// Tells the observers watching the resolve that began, if any, that it began: call after `begin`.
+    @inline(__always)
+    func beginObservation(_ key: ServiceKey) {
+        guard let diagnostics = state.value.diagnostics, !diagnostics.observers.isEmpty else { return }
+        state.value.observation = Observation(
+            observers: diagnostics.observers, key: key, container: origin,
+            resolve: ResolveID(resolution: uniqueID, serial: state.value.serial), isAsync: state.value.isAsync)
+    }
 }
 
 /// A hook about to run, with the resolution's position to restore after it (``Resolution/beginHook(_:)``).
@@ -402,4 +425,6 @@ struct HookRun {
     let saved: (Unretained<Container>, Int, HookQueue.PathRange, ObjectScope.Storage)
     /// How many hooks the instance has.
     let count: Int
+    /// When the hooks began, while observers watch.
+    let started: ContinuousClock.Instant?
 }

@@ -29,7 +29,7 @@ extension Resolution {
     @inline(__always)
     func decide(_ key: ServiceKey, found: Found, depth: Int) throws -> RuleDecision {
         try checkDepth(depth, key)
-        if let observer = diagnostics?.observer { observe(key, entry: found.entry.object, by: observer) }
+        if let validation = diagnostics?.validation { observe(key, entry: found.entry.object, by: validation) }
         let kind = found.entry.withObject { $0.storageKind }
         switch kind {
         case .none:
@@ -37,7 +37,10 @@ extension Resolution {
         case .graph:
             // One per resolution, registration and context.
             let slot = GraphSlot(registration: found.identity, context: context)
-            if let position = graphPosition(of: slot) { return .inGraph(position) }
+            if let position = graphPosition(of: slot) {
+                if let observation { observation.reused(found, depth: depth, source: .graph) }
+                return .inGraph(position)
+            }
             return .build(slot, keepsInGraph: true)
         case .strong, .weak:
             // One per registration, kept by the container that holds it, and built from that container.
@@ -51,6 +54,13 @@ extension Resolution {
             let origin = originReference
             return .stored(origin.withObject { $0.perContainerStorageReference(for: found.entry) }, owner: origin)
         }
+    }
+
+    /// Returns `instance`, which a container kept, telling the observers, if any, that the resolve reused it.
+    @inline(__always)
+    func reused<Service>(_ instance: Service, _ found: Found, depth: Int) -> Service {
+        if let observation { observation.reused(found, depth: depth, source: .container) }
+        return instance
     }
 
     /// What an acquisition of a storage's instance comes to: the instance to take, `nil` when the caller claimed the

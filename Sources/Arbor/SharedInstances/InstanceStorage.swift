@@ -69,6 +69,9 @@ final class InstanceStorage: @unchecked Sendable {
     /// While building solo: the resolution that claimed the storage without the coordinator, because nothing else
     /// needed the instance (see ``CreationCoordinator``'s solo builds). Guarded by the container's lock.
     private var soloBuilder: CreationCoordinator.Member?
+    /// The key of the registration, for the observers told of a release: set when an entry takes the storage, and
+    /// read under the container's lock.
+    private(set) var key: ServiceKey?
 
     init(retention: ObjectScope.Retention, releaseHooks: [ReleaseHook], lock: Protected<Registry>) {
         self.retention = retention
@@ -103,6 +106,12 @@ final class InstanceStorage: @unchecked Sendable {
         case .strong: InstanceStorage(retention: .strong, releaseHooks: releaseHooks, lock: lock)
         case .weak: InstanceStorage(retention: .weak, releaseHooks: releaseHooks, lock: lock)
         }
+    }
+
+    /// Names the registration the storage serves. Call before the entry that holds it is published, or with the
+    /// owning container's lock held.
+    func adopt(_ key: ServiceKey) {
+        if self.key == nil { self.key = key }
     }
 
     /// Call with the owning container's lock held.
@@ -159,7 +168,11 @@ final class InstanceStorage: @unchecked Sendable {
         weakObject = nil
         defer { value = nil }
         guard retention == .strong, let value else { return nil }
-        return ReleasedInstance(value: value, hooks: releaseHooks, sequence: sequence)
+        // Under the lock, the container's observers: they are told after the hooks ran.
+        let observers = lock.withValueAssumingLocked { $0.diagnostics?.observers }
+        return ReleasedInstance(
+            value: value, hooks: releaseHooks, sequence: sequence, key: key,
+            observers: observers?.isEmpty == false ? observers : nil)
     }
 
     /// Retires the storage: its registration left the container. Drops the held instance like `releaseLocked()`;
@@ -394,14 +407,17 @@ struct ReleasedInstance {
     let value: StoredValue
     let hooks: [ReleaseHook]
     let sequence: UInt64
+    let key: ServiceKey?
+    /// The observers of the container that released it, if any (``ResolutionObserver/instanceReleased(_:)``).
+    let observers: [any ResolutionObserver]?
 
     /// Runs the hooks of `instances`, newest instance first. Call with no lock held: hooks are user code.
     ///
     /// Synchronous hooks run here; `async` ones cannot, so they run after them, in a task of their own, in the same
     /// order, one at a time. `runAwaiting(_:)` awaits every hook in order instead (``Container/closeAndWait()``).
     static func run(_ instances: [ReleasedInstance]) {
-        // Instances without hooks need nothing but releasing, which the caller's array does.
-        guard instances.contains(where: { !$0.hooks.isEmpty }) else { return }
+        // Instances without hooks or observers need nothing but releasing, which the caller's array does.
+        guard instances.contains(where: \.isWatched) else { return }
         var deferred: [DeferredHook] = []
         for released in newestFirst(instances) {
             let instance = released.value.asAny
@@ -412,6 +428,7 @@ struct ReleasedInstance {
                     deferred.append(DeferredHook(run: runAsync, instance: UncheckedSendable(instance)))
                 }
             }
+            Observation.released(released)
         }
         guard !deferred.isEmpty else { return }
         Task {
@@ -421,7 +438,7 @@ struct ReleasedInstance {
 
     /// Runs the hooks of `instances`, newest instance first, awaiting each `async` one before the next hook.
     static func runAwaiting(_ instances: [ReleasedInstance]) async {
-        guard instances.contains(where: { !$0.hooks.isEmpty }) else { return }
+        guard instances.contains(where: \.isWatched) else { return }
         for released in newestFirst(instances) {
             let instance = UncheckedSendable(released.value.asAny)
             for hook in released.hooks {
@@ -431,12 +448,16 @@ struct ReleasedInstance {
                     await runAsync(instance.value)
                 }
             }
+            Observation.released(released)
         }
     }
 
-    /// The instances that have hooks, newest first.
+    /// Whether anything must happen when it is released: hooks to run, or observers to tell.
+    private var isWatched: Bool { !hooks.isEmpty || observers != nil }
+
+    /// The instances that have hooks or observers, newest first.
     private static func newestFirst(_ instances: [ReleasedInstance]) -> [ReleasedInstance] {
-        let withHooks = instances.count == 1 ? instances : instances.filter { !$0.hooks.isEmpty }
+        let withHooks = instances.count == 1 ? instances : instances.filter(\.isWatched)
         return withHooks.count == 1 ? withHooks : withHooks.sorted(by: { $0.sequence > $1.sequence })
     }
 

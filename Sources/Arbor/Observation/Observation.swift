@@ -1,0 +1,82 @@
+internal import ArborPrimitives
+
+/// One observed top-level resolve: the observers it reports to, and what it remembers to report — when it began, and
+/// when each factory it is running was called. Made when a resolve begins in a container that observers watch, so a
+/// resolve nobody watches pays one `nil` check per step (``Resolution/observation``).
+///
+/// Used from the resolution's thread or task only, like the resolution's own state.
+final class Observation {
+    let observers: [any ResolutionObserver]
+    let key: ServiceKey
+    let container: Container
+    let resolve: ResolveID
+    let isAsync: Bool
+    let started: ContinuousClock.Instant
+    /// When the factories being built were called, innermost last.
+    private var factoryStarts: [ContinuousClock.Instant] = []
+
+    init(
+        observers: [any ResolutionObserver], key: ServiceKey, container: Container, resolve: ResolveID,
+        isAsync: Bool
+    ) {
+        self.observers = observers
+        self.key = key
+        self.container = container
+        self.resolve = resolve
+        self.isAsync = isAsync
+        started = .now
+        let event = ResolveStarted(key: key, container: container, resolve: resolve, isAsync: isAsync, time: started)
+        for observer in observers { observer.resolveStarted(event) }
+    }
+
+    func finished(_ error: (any Error)?) {
+        let event = ResolveFinished(
+            key: key, container: container, resolve: resolve, isAsync: isAsync, started: started,
+            duration: started.duration(to: .now), error: error)
+        for observer in observers { observer.resolveFinished(event) }
+    }
+
+    func factoryStarted() {
+        factoryStarts.append(.now)
+    }
+
+    /// The factory threw: nothing to report (the error reaches the top-level resolve, which reports it).
+    func factoryFailed() {
+        factoryStarts.removeLast()
+    }
+
+    func built(
+        _ instance: Any, key: ServiceKey, scope: ObjectScope, keeper: Container?, storage: InstanceStorage?,
+        depth: Int, path: [ServiceKey]
+    ) {
+        let started = factoryStarts.removeLast()
+        let event = InstanceBuilt(
+            key: key, scope: scope, keeper: keeper, depth: depth, path: path, resolve: resolve, isAsync: isAsync,
+            started: started, factoryDuration: started.duration(to: .now),
+            boxedInstance: UncheckedSendable(instance), storage: storage)
+        for observer in observers { observer.instanceBuilt(event) }
+    }
+
+    func hooksRan(key: ServiceKey, scope: ObjectScope, depth: Int, started: ContinuousClock.Instant) {
+        let event = HooksRan(
+            key: key, scope: scope, depth: depth, resolve: resolve, isAsync: isAsync, started: started,
+            duration: started.duration(to: .now))
+        for observer in observers { observer.hooksRan(event) }
+    }
+
+    func reused(_ found: Found, depth: Int, source: InstanceReused.Source) {
+        let entry = found.entry.object
+        let event = InstanceReused(
+            key: entry.key, scope: entry.scope, depth: depth, resolve: resolve, isAsync: isAsync, source: source,
+            time: .now)
+        for observer in observers { observer.instanceReused(event) }
+    }
+
+    /// Tells the observers of the container that released an instance, if any, after its synchronous hooks ran.
+    static func released(_ released: ReleasedInstance) {
+        guard let observers = released.observers, let key = released.key else { return }
+        let event = InstanceReleased(
+            key: key, boxedInstance: UncheckedSendable(released.value.asAny), time: .now)
+        for observer in observers { observer.instanceReleased(event) }
+    }
+}

@@ -1,0 +1,100 @@
+/// Which top-level resolve an event belongs to: equal for every event of one resolve, different between resolves.
+public struct ResolveID: Hashable, Sendable, CustomStringConvertible {
+    let resolution: Int
+    let serial: Int
+
+    public var description: String { "resolve \(resolution).\(serial)" }
+}
+
+/// A top-level `resolve` began.
+public struct ResolveStarted: Sendable {
+    /// What is being resolved.
+    public let key: ServiceKey
+    /// The container the resolve started in.
+    public let container: Container
+    public let resolve: ResolveID
+    /// Whether it is an `async` resolve (`try await`).
+    public let isAsync: Bool
+    public let time: ContinuousClock.Instant
+}
+
+/// A top-level `resolve` ended.
+public struct ResolveFinished: Sendable {
+    public let key: ServiceKey
+    public let container: Container
+    public let resolve: ResolveID
+    public let isAsync: Bool
+    /// When it began: the same as its ``ResolveStarted/time``.
+    public let started: ContinuousClock.Instant
+    /// How long it took, hooks and all.
+    public let duration: Duration
+    /// What it threw, or `nil` if it returned an instance.
+    public let error: (any Error)?
+}
+
+/// A factory returned a new instance.
+public struct InstanceBuilt: Sendable {
+    /// The registration's key: what was resolved, or the target of a forward.
+    public let key: ServiceKey
+    public let scope: ObjectScope
+    /// The container that keeps the instance — the one holding a permanent or weak registration, or the one a
+    /// per-container instance belongs to — or `nil` for a transient or graph-scoped one, which no container keeps.
+    public let keeper: Container?
+    /// How deep in the resolution: 0 for the service a top-level resolve asked for.
+    public let depth: Int
+    /// The services being built when this one was, outermost first, ending with its own key.
+    public let path: [ServiceKey]
+    public let resolve: ResolveID
+    public let isAsync: Bool
+    /// When the factory was called, and how long it ran, the resolves it made included.
+    public let started: ContinuousClock.Instant
+    public let factoryDuration: Duration
+    /// The instance. An observer that keeps it keeps it alive.
+    public var instance: Any { boxedInstance.value }
+    let boxedInstance: UncheckedSendable<Any>
+    /// The storage that keeps a permanent, weak or per-container instance, for ``LeakTracker``.
+    let storage: InstanceStorage?
+}
+
+/// The `initCompleted` hooks of an instance ran (or one of them threw).
+public struct HooksRan: Sendable {
+    public let key: ServiceKey
+    public let scope: ObjectScope
+    /// The depth of the instance; a resolve in one of its hooks goes one deeper.
+    public let depth: Int
+    public let resolve: ResolveID
+    public let isAsync: Bool
+    /// When the first of its hooks began, and how long they took together, what they resolved included.
+    public let started: ContinuousClock.Instant
+    public let duration: Duration
+}
+
+/// A resolve took an instance that already existed.
+public struct InstanceReused: Sendable {
+    /// Who kept it.
+    public enum Source: Sendable {
+        /// The resolution's graph: a graph-scoped instance built earlier in the same resolve.
+        case graph
+        /// A container: a permanent, weak or per-container instance, built earlier or by another resolve.
+        case container
+    }
+
+    public let key: ServiceKey
+    public let scope: ObjectScope
+    public let depth: Int
+    public let resolve: ResolveID
+    public let isAsync: Bool
+    public let source: Source
+    public let time: ContinuousClock.Instant
+}
+
+/// A container stopped keeping an instance: it was closed or deinitialised, its scope reset, or the registration
+/// replaced or removed. Weak instances are never released by a container, so they have no such event.
+public struct InstanceReleased: Sendable {
+    /// The key of the registration whose instance it was.
+    public let key: ServiceKey
+    /// The instance. Its synchronous `onRelease` hooks have run; `async` ones may still be running.
+    public var instance: Any { boxedInstance.value }
+    let boxedInstance: UncheckedSendable<Any>
+    public let time: ContinuousClock.Instant
+}
