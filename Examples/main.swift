@@ -22,6 +22,10 @@ let examples: [(name: String, summary: String, run: () throws -> Void)] = [
         CheckoutSession.run
     ),
     (
+        "startup-profile", "profile an app's launch: the slowest registrations, a flame graph and a Perfetto trace",
+        StartupProfile.run
+    ),
+    (
         "editor-plugins", "plugins resolved with resolveAll, an autoregistered editor, a child that swaps one, a reset",
         EditorPlugins.run
     ),
