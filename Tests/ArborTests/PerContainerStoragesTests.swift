@@ -11,7 +11,8 @@ import Testing
         var given: [Int: InstanceStorage] = [:]
         for index in 0..<count {
             let identity = 1_000 + index * 7
-            let storage = InstanceStorage(retention: .strong, releaseHooks: [], lock: container.registry)
+            let storage = InstanceStorage(
+                retention: .strong, releaseHooks: [], lock: container.registry, key: ServiceKey(Int.self))
             storages.add(storage, for: identity)
             given[identity] = storage
         }

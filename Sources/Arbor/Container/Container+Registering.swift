@@ -39,9 +39,10 @@ extension Container {
         entry: NullaryEntry<Service>.Type,
         factory: consuming @escaping @Sendable (any Resolver) throws -> Service
     ) -> Registration<Service> {
+        let key = ServiceKey(serviceType: serviceType, name: name, argumentsType: Void.self)
         let configuration = EntryConfiguration(
-            scope: defaultScope, storage: InstanceStorage.make(for: defaultScope, lock: registry))
-        return register(serviceType, name: name, entry: entry, configuration: configuration, factory: factory)
+            scope: defaultScope, storage: InstanceStorage.make(for: defaultScope, key: key, lock: registry))
+        return register(key, entry: entry, configuration: configuration, factory: factory)
     }
 
     /// Registers `factory` in `scope` from the start, without the change of scope `inObjectScope` makes.
@@ -51,10 +52,10 @@ extension Container {
         scope: ObjectScope,
         factory: consuming @escaping @Sendable (any Resolver) throws -> Service
     ) -> Registration<Service> {
+        let key = ServiceKey(serviceType: serviceType, name: name, argumentsType: Void.self)
         let configuration = EntryConfiguration(
-            scope: scope, storage: InstanceStorage.make(for: scope, lock: registry))
-        return register(
-            serviceType, name: name, entry: NullaryEntry<Service>.self, configuration: configuration, factory: factory)
+            scope: scope, storage: InstanceStorage.make(for: scope, key: key, lock: registry))
+        return register(key, entry: NullaryEntry<Service>.self, configuration: configuration, factory: factory)
     }
 
     /// Registers `instance`, permanent, already held: its first resolve finds it like any later one. `factory`
@@ -68,19 +69,18 @@ extension Container {
         entry: NullaryEntry<Service>.Type,
         factory: consuming @escaping @Sendable (any Resolver) throws -> Service
     ) -> Registration<Service> {
+        let key = ServiceKey(serviceType: serviceType, name: name, argumentsType: Void.self)
         let configuration = EntryConfiguration(
-            scope: .permanent, storage: InstanceStorage(holding: instance, lock: registry))
-        return register(serviceType, name: name, entry: entry, configuration: configuration, factory: factory)
+            scope: .permanent, storage: InstanceStorage(holding: instance, lock: registry, key: key))
+        return register(key, entry: entry, configuration: configuration, factory: factory)
     }
 
     private func register<Service>(
-        _ serviceType: Service.Type,
-        name: String?,
+        _ key: ServiceKey,
         entry: NullaryEntry<Service>.Type,
         configuration: consuming EntryConfiguration,
         factory: consuming @escaping @Sendable (any Resolver) throws -> Service
     ) -> Registration<Service> {
-        let key = ServiceKey(serviceType: serviceType, name: name, argumentsType: Void.self)
         let token = RegistrationToken()
         // Made through the metatype the caller passed: no look-up of the class's metadata.
         add(entry.init(key: key, token: token, configuration: configuration, factory: factory))
@@ -125,13 +125,14 @@ extension Container {
         }
         let key = ServiceKey(serviceType: serviceType, name: name, argumentsType: argumentsType)
         let token = RegistrationToken()
-        add(ArgumentsEntry(key: key, token: token, configuration: initialConfiguration, factory: factory))
+        add(ArgumentsEntry(key: key, token: token, configuration: initialConfiguration(for: key), factory: factory))
         return Registration(container: self, key: key, token: token)
     }
 
     /// A new registration's configuration: the container's default scope, and a storage if it needs one.
-    var initialConfiguration: EntryConfiguration {
-        EntryConfiguration(scope: defaultScope, storage: InstanceStorage.make(for: defaultScope, lock: registry))
+    func initialConfiguration(for key: ServiceKey) -> EntryConfiguration {
+        EntryConfiguration(
+            scope: defaultScope, storage: InstanceStorage.make(for: defaultScope, key: key, lock: registry))
     }
 
     /// Registers an existing instance, shared like a ``ObjectScope/permanent`` service.
@@ -298,7 +299,7 @@ extension Container {
         let token = RegistrationToken()
         add(
             AsyncNullaryEntry<Service>(
-                key: key, token: token, configuration: initialConfiguration, factoryKind: kind,
+                key: key, token: token, configuration: initialConfiguration(for: key), factoryKind: kind,
                 synchronousFactory: synchronousFactory, asyncFactory: asyncFactory))
         return Registration(container: self, key: key, token: token)
     }
@@ -360,7 +361,7 @@ extension Container {
         let token = RegistrationToken()
         add(
             AsyncArgumentsEntry(
-                key: key, token: token, configuration: initialConfiguration, factoryKind: kind,
+                key: key, token: token, configuration: initialConfiguration(for: key), factoryKind: kind,
                 synchronousFactory: synchronousFactory, asyncFactory: asyncFactory))
         return Registration(container: self, key: key, token: token)
     }

@@ -68,7 +68,7 @@ public final class Container: Resolver, @unchecked Sendable {
             parent.registry.withLock { parentRegistry in
                 parentRegistry.children.insert(self)
                 registry.withLock { registry in
-                    registry.diagnostics = parentRegistry.diagnostics?.inherited
+                    if let diagnostics = parentRegistry.diagnostics { registry.diagnostics = diagnostics.inherited }
                     registry.isClosed = parentRegistry.isClosed
                 }
             }
@@ -101,9 +101,10 @@ public final class Container: Resolver, @unchecked Sendable {
         registry.withLock { registry in
             let identity = entry.withObject { $0.identity }
             if let storage = registry.perContainer.reference(for: identity) { return storage }
-            let storage = InstanceStorage(
-                retention: .strong, releaseHooks: entry.withObject { $0.releaseHooks }, lock: self.registry)
-            storage.adopt(entry.withObject { $0.key })
+            let storage = entry.withObject { entry in
+                InstanceStorage(
+                    retention: .strong, releaseHooks: entry.releaseHooks, lock: self.registry, key: entry.key)
+            }
             registry.perContainer.add(storage, for: identity)
             return Unretained(storage, retainedInChecks: false)
         }

@@ -75,8 +75,6 @@ class ServiceEntry: @unchecked Sendable {
             case .graph: .graph
             case .strong, .weak, .perContainer: .held
             }
-        // The storage serves this key from now on (its release is reported under it).
-        configuration.storage?.adopt(key)
         let hasHooks = !configuration.hooks.isEmpty
         let isPlain = shape != .held && !isForward
         return (shape, hasHooks, isPlain, configuration.storage.map { Unretained($0) })
@@ -125,7 +123,7 @@ class ServiceEntry: @unchecked Sendable {
         let replaced = configuration.storage
         configuration.scope = newScope
         configuration.storage = InstanceStorage.make(
-            for: newScope, releaseHooks: configuration.releaseHooks, lock: lock)
+            for: newScope, key: key, releaseHooks: configuration.releaseHooks, lock: lock)
         (shape, hasHooks, isPlain, heldStorage) = Self.derived(from: configuration, key: key, isForward: isForward)
         return replaced
     }
@@ -138,7 +136,8 @@ class ServiceEntry: @unchecked Sendable {
         if changed.scope == scope, let storage {
             storage.setReleaseHooksLocked(changed.releaseHooks)
         } else {
-            changed.storage = InstanceStorage.make(for: changed.scope, releaseHooks: changed.releaseHooks, lock: lock)
+            changed.storage = InstanceStorage.make(
+                for: changed.scope, key: key, releaseHooks: changed.releaseHooks, lock: lock)
         }
         return changed
     }
@@ -148,7 +147,7 @@ class ServiceEntry: @unchecked Sendable {
     func copy(for owner: Container) -> ServiceEntry {
         var copied = configuration
         copied.releaseHooks = []
-        copied.storage = InstanceStorage.make(for: scope, lock: owner.registry)
+        copied.storage = InstanceStorage.make(for: scope, key: key, lock: owner.registry)
         return with(copied, token: RegistrationToken())
     }
 

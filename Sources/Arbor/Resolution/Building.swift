@@ -30,7 +30,7 @@ extension Resolution {
     ) throws -> Building {
         let kind: ObjectScope.Storage = keepsInGraph ? .graph : .none
         let outerDepth = try enter(Frame(entry: found.entry, slot: slot, storage: kind), key: key, depth: depth)
-        if let observation { observation.factoryStarted() }
+        if let observation { observation.startTiming() }
         return Building(
             entry: found.entry, slot: slot, kind: kind, depth: depth, outerDepth: outerDepth,
             keepsInGraph: keepsInGraph, claim: nil)
@@ -53,7 +53,7 @@ extension Resolution {
             abandon(storage)
             throw error
         }
-        if let observation { observation.factoryStarted() }
+        if let observation { observation.startTiming() }
         return Building(
             entry: found.entry, slot: slot, kind: kind, depth: depth, outerDepth: outerDepth,
             keepsInGraph: false, claim: (Unretained(storage, retainedInChecks: false), saved))
@@ -74,18 +74,22 @@ extension Resolution {
                 built(instance, in: claim.storage.object)
             }
         }
-        if let observation {
-            let entry = building.entry.object
-            observation.built(
-                instance, key: entry.key, scope: entry.scope, keeper: building.claim == nil ? nil : currentContext,
-                storage: building.claim?.storage.object, depth: building.depth, path: path() + [entry.key])
-        }
+        if let observation { report(instance, builtBy: building, to: observation) }
         if building.entry.withObject({ $0.hasHooks }) {
             queueHooks(
                 of: building.entry, instance: instance, depth: building.depth, graphPosition: graphPosition,
                 builtLast: true)
         }
         if let claim = building.claim { restoreContext(claim.savedContext) }
+    }
+
+    /// Tells the observers that `building` built `instance`. Out of line: see ``Observation``.
+    @inline(never)
+    func report<Service>(_ instance: Service, builtBy building: Building, to observation: Observation) {
+        let entry = building.entry.object
+        observation.built(
+            instance, key: entry.key, scope: entry.scope, keeper: building.claim == nil ? nil : currentContext,
+            storage: building.claim?.storage.object, depth: building.depth, path: path() + [entry.key])
     }
 
     /// The factory threw `error`: returns the error to throw, with the path to the service that failed (made before

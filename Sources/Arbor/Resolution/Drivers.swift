@@ -43,7 +43,9 @@ extension Resolution {
             building = try beginBuild(found, key: key, slot: slot, depth: depth, keepsInGraph: keepsInGraph)
         case .stored(let storage, let owner):
             do throws(NotHeld) {
-                return reused(try storage.loadHeld(as: Service.self), found, depth: depth)
+                let instance = try storage.loadHeld(as: Service.self)
+                reportReuse(found, depth: depth)
+                return instance
             } catch {}
             let storage = storage.object
             let member = self.member
@@ -51,7 +53,8 @@ extension Resolution {
                 CreationCoordinator.shared.acquire(storage, for: member, claims: &claims)
             }
             if let instance = try settle(acquisition, key: key) {
-                return reused(try cast(instance, key: key), found, depth: depth)
+                reportReuse(found, depth: depth)
+                return try cast(instance, key: key)
             }
             building = try beginClaimedBuild(found, key: key, storage: storage, owner: owner, depth: depth)
         }
@@ -119,7 +122,8 @@ extension Resolution {
             let member = self.member
             _ = withClaims { CreationCoordinator.shared.finish(member, claims: &$0, failure: error) }
         }
-        finish(error)
+        if diagnostics != nil { endObservation(error) }
+        finish()
         return error
     }
 
@@ -157,13 +161,16 @@ extension Resolution {
             building = try beginBuild(found, key: key, slot: slot, depth: depth, keepsInGraph: keepsInGraph)
         case .stored(let storage, let owner):
             do throws(NotHeld) {
-                return reused(try storage.loadHeld(as: Service.self), found, depth: depth)
+                let instance = try storage.loadHeld(as: Service.self)
+                reportReuse(found, depth: depth)
+                return instance
             } catch {}
             let storage = storage.object
             let acquisition = await CreationCoordinator.shared.acquireAsync(storage, for: self)
             rebind()
             if let instance = try settle(acquisition, key: key) {
-                return reused(try cast(instance, key: key), found, depth: depth)
+                reportReuse(found, depth: depth)
+                return try cast(instance, key: key)
             }
             building = try beginClaimedBuild(found, key: key, storage: storage, owner: owner, depth: depth)
         }
@@ -244,7 +251,8 @@ extension Resolution {
             _ = await CreationCoordinator.shared.finishAsync(self, failure: error)
             rebind()
         }
-        finish(error)
+        if diagnostics != nil { endObservation(error) }
+        finish()
         return error
     }
 }

@@ -47,7 +47,7 @@ extension Resolution {
         }
         let found = hit.found
         guard takesFastPath(found) else { return false }
-        begin(in: container, maxDepth: hit.depthLimit, diagnostics: nil)
+        begin(key, in: container, maxDepth: hit.depthLimit, diagnostics: nil)
         do {
             // Straight into `result`: a local would be copied there, a retain and a release.
             result.initialize(to: try resolvePlain(found, key: key, depth: 0, arguments: arguments))

@@ -110,8 +110,7 @@ extension Resolution {
         if let found = lookup.found, found.shape == .held, lookup.diagnostics == nil {
             do throws(NotHeld) { return try found.loadHeld(as: Service.self) } catch {}
         }
-        begin(in: container, maxDepth: lookup.depthLimit, diagnostics: lookup.diagnostics)
-        if lookup.diagnostics != nil { beginObservation(key) }
+        begin(key, in: container, maxDepth: lookup.depthLimit, diagnostics: lookup.diagnostics)
         do {
             let instance = try resolveFound(lookup.found)
             try complete(key)
@@ -175,8 +174,7 @@ extension Resolution {
         if arguments == nil, let found = lookup.found, found.shape == .held, lookup.diagnostics == nil {
             do throws(NotHeld) { return try found.loadHeld(as: Service.self) } catch {}
         }
-        begin(in: container, maxDepth: lookup.depthLimit, diagnostics: lookup.diagnostics)
-        if lookup.diagnostics != nil { beginObservation(key) }
+        begin(key, in: container, maxDepth: lookup.depthLimit, diagnostics: lookup.diagnostics)
         do {
             let instance: Service = try await resolveAsync(key, found: lookup.found, depth: 0, arguments: arguments)
             try await completeAsync(key)

@@ -38,7 +38,7 @@ extension Resolution {
             // One per resolution, registration and context.
             let slot = GraphSlot(registration: found.identity, context: context)
             if let position = graphPosition(of: slot) {
-                if let observation { observation.reused(found, depth: depth, source: .graph) }
+                if let observation { observation.reused(found.entry.object, depth: depth, source: .graph) }
                 return .inGraph(position)
             }
             return .build(slot, keepsInGraph: true)
@@ -56,11 +56,10 @@ extension Resolution {
         }
     }
 
-    /// Returns `instance`, which a container kept, telling the observers, if any, that the resolve reused it.
+    /// Tells the observers, if any, that the resolve takes an instance a container kept.
     @inline(__always)
-    func reused<Service>(_ instance: Service, _ found: Found, depth: Int) -> Service {
-        if let observation { observation.reused(found, depth: depth, source: .container) }
-        return instance
+    func reportReuse(_ found: Found, depth: Int) {
+        if let observation { observation.reused(found.entry.object, depth: depth, source: .container) }
     }
 
     /// What an acquisition of a storage's instance comes to: the instance to take, `nil` when the caller claimed the
