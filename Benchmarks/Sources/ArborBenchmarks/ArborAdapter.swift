@@ -16,6 +16,31 @@ struct ArborAdapter: LibraryAdapter {
         return { try container.resolve(AppRoot.self) }
     }
 
+    func observedGraph10() throws -> (() throws -> AppRoot)? {
+        let container = Container(defaultScope: .graph)
+        registerGraph(in: container)
+        container.addObserver(IgnoringObserver())
+        return { try container.resolve(AppRoot.self) }
+    }
+
+    func profiledColdStart(_ types: [any NumberedService.Type]) -> (() throws -> AnyObject)? {
+        {
+            let container = Container()
+            for (index, type) in types.enumerated() {
+                let dependencies = treeChildren(of: index, count: types.count).map { types[$0] }
+                Self.registerNode(type, dependencies: dependencies, in: container)
+            }
+            var root: AnyObject?
+            let profile = try container.profile {
+                root = try Self.resolveOperation(types[0], in: container)()
+            }
+            guard profile.instanceCount == types.count, !profile.description.isEmpty, let root else {
+                throw WiringError(description: "the profile of a cold start missed instances")
+            }
+            return root
+        }
+    }
+
     func autoregisteredGraph10() throws -> (() throws -> AppRoot)? {
         let container = Container(defaultScope: .graph)
         container.autoregister(TokenCache.self, initializer: TokenCache.init)
@@ -311,4 +336,14 @@ struct ArborAdapter: LibraryAdapter {
     ) -> () throws -> AnyObject {
         { try container.resolve(Service.self) }
     }
+}
+
+/// An observer that implements every event and does nothing with them: what the seam costs by itself.
+final class IgnoringObserver: ResolutionObserver {
+    func resolveStarted(_ event: ResolveStarted) {}
+    func resolveFinished(_ event: ResolveFinished) {}
+    func instanceBuilt(_ event: InstanceBuilt) {}
+    func hooksRan(_ event: HooksRan) {}
+    func instanceReused(_ event: InstanceReused) {}
+    func instanceReleased(_ event: InstanceReleased) {}
 }

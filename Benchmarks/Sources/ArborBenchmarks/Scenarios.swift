@@ -71,6 +71,13 @@ protocol LibraryAdapter {
     /// parameters resolved by type); `nil` where the library has none. The hand-written baseline is `graph10`'s.
     func autoregisteredGraph10() throws -> (() throws -> AppRoot)?
 
+    /// `graph10` with an observer attached that does nothing with what it sees: the cost of the observer seam itself;
+    /// `nil` where the library has no observers.
+    func observedGraph10() throws -> (() throws -> AppRoot)?
+    /// `coldStart` inside a profile of it, the profile's text made at the end: what profiling a launch costs; `nil`
+    /// where the library has no profiles.
+    func profiledColdStart(_ types: [any NumberedService.Type]) -> (() throws -> AnyObject)?
+
     /// `graph10` in `async` code, every object built by an `async` factory (`AsyncConstruction`); `nil` where the
     /// library has no `async` factories.
     func asyncGraph10() throws -> (@Sendable () async throws -> AppRoot)?
@@ -81,6 +88,8 @@ protocol LibraryAdapter {
 
 extension LibraryAdapter {
     func autoregisteredGraph10() throws -> (() throws -> AppRoot)? { nil }
+    func observedGraph10() throws -> (() throws -> AppRoot)? { nil }
+    func profiledColdStart(_ types: [any NumberedService.Type]) -> (() throws -> AnyObject)? { nil }
     func asyncGraph10() throws -> (@Sendable () async throws -> AppRoot)? { nil }
     func asyncResolveOfSync() throws -> (@Sendable () async throws -> AppRoot)? { nil }
 }
@@ -111,6 +120,12 @@ func allScenarios() -> [Scenario] {
             "autoregistered_graph_10", expecting: .newInstances, check: { $0.sharesStore }
         ) { library in
             guard let operation = try library.autoregisteredGraph10() else { throw NotSupported() }
+            return operation
+        },
+        .resolving(
+            "observed_graph_10", expecting: .newInstances, check: { $0.sharesStore }
+        ) { library in
+            guard let operation = try library.observedGraph10() else { throw NotSupported() }
             return operation
         },
         .resolving("singleton_hit", expecting: .sameInstance) { try $0.singletonHit() },
@@ -190,6 +205,14 @@ func allScenarios() -> [Scenario] {
             "cold_start_200", expecting: .newInstances,
             check: { type(of: $0) == tree[0] && countNodes($0) == tree.count }
         ) { $0.coldStart(tree) })
+    scenarios.append(
+        .resolving(
+            "cold_start_200_profiled", expecting: .newInstances,
+            check: { type(of: $0) == tree[0] && countNodes($0) == tree.count }
+        ) { library in
+            guard let operation = library.profiledColdStart(tree) else { throw NotSupported() }
+            return operation
+        })
     for siblings in [10, 10_000, 100_000] {
         scenarios.append(
             Scenario(name: "make_child_\(siblings)_siblings") { library in
