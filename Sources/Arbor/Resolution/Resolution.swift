@@ -109,7 +109,10 @@ final class Resolution: Resolver, @unchecked Sendable {
         if keptWeakly { origin.keep(self) }
     }
 
-    /// The container a resolve that does not join this resolution starts in: the origin, unless it is gone.
+    /// The container a resolve that does not join this resolution starts in: the origin, unless it is gone. Out of
+    /// line: inlined into the resolver's `resolve`, its lock and error took 240 bytes of the stack of every level of
+    /// a nested resolve (measured in a release build: a level of a graph chain took 880 bytes with it, 640 without).
+    @inline(never)
     func originForNewResolution(_ key: @autoclosure () -> ServiceKey) throws -> Container {
         let origin = outside.withLock { outside -> Container? in
             guard outside.isDetached else { return self.origin }  // Alive while the resolution runs.
