@@ -14,8 +14,10 @@ final class Observation {
     let resolve: ResolveID
     let isAsync: Bool
     let started: ContinuousClock.Instant
-    /// When the factories being built, and the hooks running, began: innermost last.
-    private var starts: [ContinuousClock.Instant] = []
+    /// When the factories being built, and the hooks running, began: innermost last. Only the resolution's thread or
+    /// task touches it, so the runtime's exclusivity checks would buy nothing (measured: 1,200 instructions of an
+    /// observed graph_10).
+    @exclusivity(unchecked) private var starts: [ContinuousClock.Instant] = []
 
     @inline(never)
     init(

@@ -89,7 +89,7 @@ extension Resolution {
         let entry = building.entry.object
         observation.built(
             instance, key: entry.key, scope: entry.scope, keeper: building.claim == nil ? nil : currentContext,
-            storage: building.claim?.storage.object, depth: building.depth, path: path() + [entry.key])
+            storage: building.claim?.storage.object, depth: building.depth, path: path(endingWith: entry.key))
     }
 
     /// The factory threw `error`: returns the error to throw, with the path to the service that failed (made before

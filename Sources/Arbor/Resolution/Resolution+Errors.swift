@@ -6,6 +6,19 @@ extension Resolution {
         hookPath.keys + frames.map(\.key)
     }
 
+    /// `path() + [last]`, made in one allocation: an observed resolve makes one for every instance it builds
+    /// (measured: building it by concatenation was a tenth of observed_graph_10).
+    func path(endingWith last: ServiceKey) -> [ServiceKey] {
+        let hookKeys = hookPath.keys
+        let frames = self.frames
+        var path: [ServiceKey] = []
+        path.reserveCapacity(hookKeys.count + frames.count + 1)
+        path += hookKeys
+        for frame in frames { path.append(frame.key) }
+        path.append(last)
+        return path
+    }
+
     /// The error for `key`, with the path to it. Built out of line, like every error here, and handed back boxed:
     /// a resolve's frame then holds one pointer for it instead of the whole `ResolutionError`, which keeps the
     /// stack a nested resolve needs small (see `enter`).

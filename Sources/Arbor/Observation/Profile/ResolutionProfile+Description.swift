@@ -30,16 +30,24 @@ extension ResolutionProfile {
         } else {
             lines.append(Self.row("self", "total", "built", "reused", "service"))
         }
+        // Each key described once: paths repeat keys, and `String(describing:)` of a type is slow.
+        var names: [ServiceKey: String] = [:]
+        func name(_ key: ServiceKey) -> String {
+            if let name = names[key] { return name }
+            let name = key.description
+            names[key] = name
+            return name
+        }
         let indent = String(repeating: " ", count: 12)
         for entry in entries.prefix(limit) {
             lines.append(
                 Self.clipped(
                     Self.row(
                         Self.format(entry.selfTime), Self.format(entry.totalTime), "\(entry.count)",
-                        "\(entry.reuseCount)", entry.key.description),
+                        "\(entry.reuseCount)", name(entry.key)),
                     to: width))
             if entry.firstPath.count > 1 {
-                let path = entry.firstPath.map(\.description).joined(separator: " → ")
+                let path = entry.firstPath.map(name).joined(separator: " → ")
                 let label = "first built by "
                 lines.append(indent + label + Self.clippedFromStart(path, to: width - indent.count - label.count))
             }
