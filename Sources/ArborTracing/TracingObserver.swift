@@ -6,26 +6,32 @@ public import Tracing
 /// Reports what a container resolves as trace spans, through swift-distributed-tracing: a span for each top-level
 /// resolve, with a child span for each factory that ran for at least ``threshold``, nested as the resolution nested.
 ///
-/// Enable the package trait `Tracing` where your package depends on Arbor, and depend on the `ArborTracing` product:
+/// Enable the package trait `Tracing` on Arbor's `.package` line, and depend on the `ArborTracing` product:
 ///
 /// ```swift
-/// // Package.swift
+/// // swift-tools-version: 6.1
 /// dependencies: [
-///     .package(url: "https://github.com/…/Arbor", from: "…", traits: ["Tracing"]),
+///     .package(url: "https://github.com/arbor-swift/arbor.git", branch: "main", traits: ["Tracing"]),
+///     .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
 /// ],
 /// targets: [
-///     .executableTarget(name: "App", dependencies: [
-///         .product(name: "Arbor", package: "Arbor"),
-///         .product(name: "ArborTracing", package: "Arbor"),
-///     ]),
+///     .executableTarget(
+///         name: "App",
+///         dependencies: [
+///             .product(name: "Arbor", package: "arbor"),
+///             .product(name: "ArborTracing", package: "arbor"),
+///             .product(name: "Tracing", package: "swift-distributed-tracing"),
+///         ]
+///     )
 /// ]
 /// ```
 ///
-/// Then add an observer to the app's root container, after the tracing backend has been bootstrapped:
+/// Then add an observer to the app's root container, once the tracing backend has been bootstrapped:
 ///
 /// ```swift
 /// import Arbor
 /// import ArborTracing
+/// import Tracing
 ///
 /// InstrumentationSystem.bootstrap(tracer)   // an OpenTelemetry tracer, for example
 /// let container = Container()
@@ -54,6 +60,7 @@ public import Tracing
 /// nest under the request's span:
 ///
 /// ```swift
+/// import Arbor
 /// import ArborHummingbird
 /// import ArborTracing
 /// import Hummingbird
@@ -75,8 +82,10 @@ public import Tracing
 /// `request.serviceContext` (Vapor does not make it current in a handler by itself):
 ///
 /// ```swift
+/// import Arbor
 /// import ArborTracing
 /// import ArborVapor
+/// import Tracing
 /// import Vapor
 ///
 /// container.addObserver(TracingObserver())
