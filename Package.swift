@@ -1,9 +1,9 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
-// The integrations (`ArborHummingbird`, `ArborVapor`, `ArborServiceLifecycle`) are products of this package, each
-// behind a package trait of its own, off by default. A package that depends on Arbor without enabling a trait
-// fetches and builds none of the server packages; one that enables it writes, for example:
+// The integrations (`ArborHummingbird`, `ArborVapor`, `ArborServiceLifecycle`, `ArborTracing`) are products of this
+// package, each behind a package trait of its own, off by default. A package that depends on Arbor without enabling a
+// trait fetches and builds none of the packages they need; one that enables it writes, for example:
 //
 //     .package(url: "https://github.com/…/Arbor", from: "…", traits: ["Vapor"])
 //
@@ -21,6 +21,7 @@ let package = Package(
         .library(name: "ArborHummingbird", targets: ["ArborHummingbird"]),
         .library(name: "ArborVapor", targets: ["ArborVapor"]),
         .library(name: "ArborServiceLifecycle", targets: ["ArborServiceLifecycle"]),
+        .library(name: "ArborTracing", targets: ["ArborTracing"]),
     ],
     traits: [
         .trait(
@@ -33,6 +34,10 @@ let package = Package(
             name: "ServiceLifecycle",
             description: "ArborServiceLifecycle: a container that closes on graceful shutdown, as a `Service` of a "
                 + "`ServiceGroup` (needs swift-service-lifecycle)."),
+        .trait(
+            name: "Tracing",
+            description: "ArborTracing: a trace span for each resolve and each slow factory, nested in the caller's "
+                + "span (needs swift-distributed-tracing)."),
         .default(enabledTraits: []),
     ],
     dependencies: [
@@ -40,6 +45,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/vapor/vapor", from: "4.122.3"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
     ],
     targets: [
         .target(name: "CArborSupport"),
@@ -70,6 +76,13 @@ let package = Package(
                 .product(
                     name: "ServiceLifecycle", package: "swift-service-lifecycle",
                     condition: .when(traits: ["ServiceLifecycle"])),
+            ]
+        ),
+        .target(
+            name: "ArborTracing",
+            dependencies: [
+                "Arbor",
+                .product(name: "Tracing", package: "swift-distributed-tracing", condition: .when(traits: ["Tracing"])),
             ]
         ),
         // `Examples/NotesServer` is a package of its own (it serves the notes API on Hummingbird and on Vapor); this
@@ -109,6 +122,16 @@ let package = Package(
                 .product(
                     name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle",
                     condition: .when(traits: ["ServiceLifecycle"])),
+            ]
+        ),
+        .testTarget(
+            name: "ArborTracingTests",
+            dependencies: [
+                "ArborTracing", "Arbor", "ArborTestSupport",
+                .product(name: "Tracing", package: "swift-distributed-tracing", condition: .when(traits: ["Tracing"])),
+                .product(
+                    name: "InMemoryTracing", package: "swift-distributed-tracing",
+                    condition: .when(traits: ["Tracing"])),
             ]
         ),
     ],
