@@ -8,6 +8,7 @@ import Testing
 // README's printed error against the real one. The types the snippets use are declared here, private to the file.
 
 private enum ReadmeTour {
+    final class AppModel: Sendable {}
     protocol Engine: AnyObject, Sendable {}
     final class V8: Engine {}
     final class Car {
@@ -184,6 +185,29 @@ private enum ReadmeTour {
             let shown = try #require(
                 Readme.blocks().first { $0.section == "Errors that say what to do" && $0.language == "text" })
             #expect(error.description.hasPrefix(shown.lines.joined(separator: "\n")), "printed:\n\(error)")
+        }
+
+        @Test func seeWhatItDoes() throws {
+            let container = Container()
+            container.register(AppModel.self) { _ in AppModel() }
+            // README: See what it does
+            let profile = try container.profile {
+                _ = try container.resolve(AppModel.self)
+            }
+            print(profile)  // the registrations that cost the most, slowest first, with counts and paths
+            let svg = profile.flameGraphSVG()  // a flame graph to open in a browser; chromeTraceJSON() for Perfetto
+
+            final class SlowFactories: ResolutionObserver {
+                func instanceBuilt(_ event: InstanceBuilt) {
+                    if event.factoryDuration > .milliseconds(50) { print("slow: \(event.path)") }
+                }
+            }
+            container.addObserver(SlowFactories())  // this container and its children
+            // README end
+
+            #expect(profile.entries.map(\.key) == [ServiceKey(AppModel.self)])
+            #expect(svg.contains("AppModel"))
+            #expect(container.observers.count == 1)
         }
 
         /// Every Swift block of the README has its copy in this file, under the title of its section, and every copy

@@ -10,7 +10,7 @@ extension Container {
     /// ```
     ///
     /// While it runs, the container has one more observer (``ResolutionObserver``): every resolve takes the general
-    /// path and reads the clock for each instance it builds (the Performance article has the figures). Resolves that
+    /// path and reads the clock for each instance it builds (<doc:SeeingWhatTheContainerDoes> has the figures). Resolves that
     /// are still running on other threads when `body` returns appear as far as they got. If `body` throws, the error
     /// is rethrown and no profile is made: to profile a resolve that fails, catch its error in `body`.
     public func profile(_ body: () throws -> Void) rethrows -> ResolutionProfile {
@@ -22,7 +22,7 @@ extension Container {
     }
 
     /// Runs the `async` `body`, and returns a profile of every resolve that started in this container or a
-    /// descendant while it ran, on any thread or task. See ``profile(_:)-(()->Void)``.
+    /// descendant while it ran, on any thread or task. See ``profile(_:)``.
     ///
     /// ```swift
     /// let profile = try await container.profile {

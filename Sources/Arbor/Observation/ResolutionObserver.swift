@@ -26,8 +26,8 @@
 /// **What an observer may do.** Anything quick: count, record, log, start a trace span. It may resolve from a
 /// container — that is a resolution of its own, not part of the one it observes. It must not block waiting for another
 /// thread's resolve (that thread may wait for this one), and should not take long: the resolve waits for it, and
-/// while observers are attached every resolve takes the general path instead of the fast one (see the Performance
-/// article for what observing costs). Nothing an observer does can change a resolution's outcome.
+/// while observers are attached every resolve takes the general path instead of the fast one
+/// (<doc:SeeingWhatTheContainerDoes> has what observing costs). Nothing an observer does can change a resolution's outcome.
 public protocol ResolutionObserver: AnyObject, Sendable {
     /// A top-level `resolve` began (from a container, or from a resolver used outside its resolution).
     func resolveStarted(_ event: ResolveStarted)
