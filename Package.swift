@@ -102,6 +102,12 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Hummingbird"])),
                 .product(
                     name: "HummingbirdTesting", package: "hummingbird", condition: .when(traits: ["Hummingbird"])),
+                // With the trait Tracing too, the setup that traces a request's resolves is tested here.
+                .target(name: "ArborTracing", condition: .when(traits: ["Tracing"])),
+                .product(name: "Tracing", package: "swift-distributed-tracing", condition: .when(traits: ["Tracing"])),
+                .product(
+                    name: "InMemoryTracing", package: "swift-distributed-tracing",
+                    condition: .when(traits: ["Tracing"])),
             ]
         ),
         .testTarget(

@@ -5,7 +5,8 @@ import Testing
 // The Swift snippets of the article "Seeing what the container does"
 // (Sources/Arbor/Arbor.docc/SeeingWhatTheContainerDoes.md), compiled and run like the README's (ReadmeTests.swift):
 // each is copied between `// ARTICLE: <section>` and `// ARTICLE end`, and `everySwiftBlockOfTheArticleIsHere`
-// checks that the copies and the article agree.
+// checks that the copies and the article agree. The tracing setup's copy is in ArborHummingbirdTests, which has the
+// packages it needs.
 
 private enum ObservationArticle {
     final class Database: Sendable {}
@@ -114,4 +115,6 @@ private enum ObservationArticle {
 
 private let Article = DocumentSnippets(
     document: "Sources/Arbor/Arbor.docc/SeeingWhatTheContainerDoes.md", marker: "ARTICLE",
-    testFile: URL(fileURLWithPath: #filePath))
+    testFile: URL(fileURLWithPath: #filePath),
+    // The tracing setup needs the traits Hummingbird and Tracing: its copy is compiled and run with them.
+    alsoIn: ["Tests/ArborHummingbirdTests/RequestTracingTests.swift"])

@@ -2,7 +2,8 @@ import Foundation
 
 /// The fenced code blocks of a Markdown document in the repository, and the copies of its Swift blocks in a test
 /// file: between a line `// <marker>: <title of the block's section>` and a line `// <marker> end`. A test compiles
-/// and runs the copies, and checks that they and the document agree, whitespace apart.
+/// and runs the copies, and checks that they and the document agree, whitespace apart. A block that needs a package
+/// trait (an integration) is copied into a test of that integration instead, named in `alsoIn`.
 struct DocumentSnippets: Sendable {
     struct Block {
         let section: String
@@ -14,12 +15,15 @@ struct DocumentSnippets: Sendable {
     let document: URL
     let marker: String
     let testFile: URL
+    /// More test files with copies, relative to the repository's root.
+    let otherTestFiles: [URL]
 
-    init(document path: String, marker: String, testFile: URL) {
+    init(document path: String, marker: String, testFile: URL, alsoIn others: [String] = []) {
         let root = testFile.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         document = root.appendingPathComponent(path)
         self.marker = marker
         self.testFile = testFile
+        otherTestFiles = others.map { root.appendingPathComponent($0) }
     }
 
     /// The fenced blocks of the document, each with the title of the heading above it.
@@ -47,7 +51,8 @@ struct DocumentSnippets: Sendable {
 
     /// The regions of the test file between `// <marker>: <section>` and `// <marker> end`, by section, in order.
     func copies() throws -> [String: [[String]]] {
-        let text = try String(contentsOf: testFile, encoding: .utf8)
+        var text = try String(contentsOf: testFile, encoding: .utf8)
+        for other in otherTestFiles { text += "\n" + (try String(contentsOf: other, encoding: .utf8)) }
         let start = "// \(marker): "
         var copies: [String: [[String]]] = [:]
         var open: (section: String, lines: [String])?
@@ -79,15 +84,20 @@ struct DocumentSnippets: Sendable {
             problems.append(
                 """
                 The Swift code of \(document.lastPathComponent) in "\(section)" must be copied, whitespace apart, into \
-                \(testFile.lastPathComponent) between `// \(marker): \(section)` and `// \(marker) end`.
+                \(fileNames) between `// \(marker): \(section)` and `// \(marker) end`.
                 """)
         }
         for section in copies.keys.sorted() where shown[section] == nil {
             problems.append(
-                "\(testFile.lastPathComponent) has a copy for \"\(section)\", which has no Swift block in "
+                "\(fileNames) has a copy for \"\(section)\", which has no Swift block in "
                     + "\(document.lastPathComponent).")
         }
         return problems
+    }
+
+    /// The test file, or "A or B" with the others.
+    private var fileNames: String {
+        ([testFile] + otherTestFiles).map(\.lastPathComponent).joined(separator: " or ")
     }
 
     /// Lines without leading or trailing whitespace, runs of blanks inside them shortened to one, and no empty lines.
