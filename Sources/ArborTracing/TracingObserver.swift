@@ -189,12 +189,7 @@ public final class TracingObserver: ResolutionObserver, @unchecked Sendable {
 
     /// "root", or "child (depth 2)" for a grandchild of the root.
     static func name(of container: Container) -> String {
-        var depth = 0
-        var ancestor = container.parent
-        while let current = ancestor {
-            depth += 1
-            ancestor = current.parent
-        }
+        let depth = container.treeDepth
         return depth == 0 ? "root" : "child (depth \(depth))"
     }
 }

@@ -387,6 +387,13 @@ private final class Clock {}
         #expect(try c.resolve(Signature.self) == Signature("plain"))
     }
 
+    @Test func treeDepthCountsAncestors() {
+        let root = Container()
+        let child = root.makeChild()
+        let grandchild = Container(parent: child)
+        #expect([root.treeDepth, child.treeDepth, grandchild.treeDepth] == [0, 1, 2])
+    }
+
     @Test func unregisterInChildLeavesTheParentsRegistrationVisible() throws {
         let parent = Container()
         let child = parent.makeChild()

@@ -23,6 +23,21 @@ internal import ArborPrimitives
 public final class Container: Resolver, @unchecked Sendable {
     /// The container this one inherits registrations from, or `nil` for a root.
     public let parent: Container?
+    /// How far below the root of its tree this container is: 0 for a root, 1 for a root's child, and so on.
+    ///
+    /// ```swift
+    /// let request = root.makeChild()
+    /// print(request.treeDepth)  // 1
+    /// ```
+    public var treeDepth: Int {
+        var depth = 0
+        var ancestor = parent
+        while let current = ancestor {
+            depth += 1
+            ancestor = current.parent
+        }
+        return depth
+    }
     /// The scope of registrations that do not call ``Registration/inObjectScope(_:)``.
     public let defaultScope: ObjectScope
 

@@ -84,12 +84,7 @@ final class ProfileRecorder: ResolutionObserver, @unchecked Sendable {
 
     /// "root container", or "child container (depth 2)".
     private static func name(of container: Container) -> String {
-        var depth = 0
-        var ancestor = container.parent
-        while let current = ancestor {
-            depth += 1
-            ancestor = current.parent
-        }
+        let depth = container.treeDepth
         return depth == 0 ? "root container" : "child container (depth \(depth))"
     }
 
