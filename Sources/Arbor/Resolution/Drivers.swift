@@ -52,7 +52,7 @@ extension Resolution {
             let acquisition = withClaims { claims in
                 CreationCoordinator.shared.acquire(storage, for: member, claims: &claims)
             }
-            if let instance = try settle(acquisition, key: key) {
+            if let instance = try settle(consume acquisition, key: key) {
                 reportReuse(found, depth: depth)
                 return try cast(instance, key: key)
             }
@@ -168,7 +168,7 @@ extension Resolution {
             let storage = storage.object
             let acquisition = await CreationCoordinator.shared.acquireAsync(storage, for: self)
             rebind()
-            if let instance = try settle(acquisition, key: key) {
+            if let instance = try settle(consume acquisition, key: key) {
                 reportReuse(found, depth: depth)
                 return try cast(instance, key: key)
             }

@@ -64,9 +64,11 @@ extension Resolution {
 
     /// What an acquisition of a storage's instance comes to: the instance to take, `nil` when the caller claimed the
     /// build, or the error the rules give. Throws ``LookAgain`` when the registration left its container meanwhile.
+    /// Consumes the acquisition: copying it and destroying the copy cost 550 instructions of a request child's
+    /// per-container graph (`request_scope_per_container` 26,022 → 25,472).
     @inline(__always)
-    func settle(_ acquisition: CreationCoordinator.Acquisition, key: ServiceKey) throws -> Any? {
-        switch acquisition {
+    func settle(_ acquisition: consuming CreationCoordinator.Acquisition, key: ServiceKey) throws -> Any? {
+        switch consume acquisition {
         case .held(let instance), .shared(let instance):
             return instance
         case .claimed:
