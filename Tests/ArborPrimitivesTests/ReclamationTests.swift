@@ -94,10 +94,11 @@ private final class RCShared: @unchecked Sendable {
         }
         started.wait()
 
-        // The writer: replace, retire, free when quiescent; until it has freed enough, for a bounded time.
+        // The writer: replace, retire, free when quiescent; until it has freed enough, for a bounded time (long, as
+        // the suites run side by side: on a loaded machine the readers may wait seconds for a core).
         var retired: [Unmanaged<RCObject>] = []
         var freedCount = 0
-        let deadline = Date().addingTimeInterval(5)
+        let deadline = Date().addingTimeInterval(60)
         while Date() < deadline, freedCount < 2_000 || reads.load() < 20_000 {
             generation += 1
             let next = Unmanaged.passRetained(RCObject(generation: generation))

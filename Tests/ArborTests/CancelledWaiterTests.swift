@@ -35,15 +35,33 @@ private func isCancellation(_ error: any Error) -> Bool {
             let container = Container()
             let builds = Counter()
             let sleep = UInt64(generator.int(in: 0...200))
+            // Every tenth round holds the build at a gate until the tasks have been cancelled while they wait, so
+            // that edge is reached however the machine schedules the tasks; the others leave it to timing.
+            let gate = round % 10 == 0 ? Gate() : nil
             container.register(CSlow.self) { _ async in
                 builds.increment()
-                try? await Task.sleep(nanoseconds: sleep * 1_000)
+                if let gate {
+                    await gate.passAsync()
+                } else {
+                    try? await Task.sleep(nanoseconds: sleep * 1_000)
+                }
                 return CSlow()
             }
             .inObjectScope(.permanent)
             let tasks = (0..<20).map { _ in Task { try await container.resolve(CSlow.self) } }
-            try? await Task.sleep(nanoseconds: UInt64(generator.int(in: 0...300)) * 1_000)
-            for task in tasks { task.cancel() }
+            if let gate {
+                let storage = try #require(container.entries.first?.storage)
+                let suspended = { CreationCoordinator.shared.waitingCounts(for: storage).suspended }
+                // One task builds; the other nineteen wait for it.
+                #expect(await poll { suspended() == 19 }, "round \(round): \(suspended()) tasks wait")
+                for task in tasks { task.cancel() }
+                // Each waiter resumes, sees its cancellation and stops waiting before the build can finish.
+                #expect(await poll { suspended() == 0 }, "round \(round): the cancelled waiters stopped waiting")
+                gate.open()
+            } else {
+                try? await Task.sleep(nanoseconds: UInt64(generator.int(in: 0...300)) * 1_000)
+                for task in tasks { task.cancel() }
+            }
             var instances: [CSlow] = []
             for task in tasks {
                 switch await task.result {
@@ -53,6 +71,10 @@ private func isCancellation(_ error: any Error) -> Bool {
                     #expect(isCancellation(error), "round \(round), seed \(TestEnvironment.hex(seed)): \(error)")
                     cancelled += 1
                 }
+            }
+            if gate != nil {
+                // The builder finishes its build; every task that waited for it stopped when it was cancelled.
+                #expect(instances.count == 1, "round \(round): \(instances.count) tasks got the instance")
             }
             delivered += instances.count
             #expect(instances.allSatisfy { $0 === instances[0] }, "round \(round): one instance for every task")

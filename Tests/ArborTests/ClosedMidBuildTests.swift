@@ -48,44 +48,6 @@ private final class BuildLog: @unchecked Sendable {
     var counts: (builds: Int, afterClose: Int, releases: Int) { lock.withLock { (builds, buildsAfterClose, releases) } }
 }
 
-/// A gate a factory waits at: a synchronous one blocks its thread, an `async` one suspends.
-private final class Gate: @unchecked Sendable {
-    private let condition = NSCondition()
-    private var isOpen = false
-    private var arrivals = 0
-    private var suspended: [CheckedContinuation<Void, Never>] = []
-
-    func pass() {
-        condition.lock()
-        arrivals += 1
-        while !isOpen { condition.wait() }
-        condition.unlock()
-    }
-
-    func passAsync() async {
-        await withCheckedContinuation { continuation in
-            let open = condition.withLock {
-                arrivals += 1
-                if !isOpen { suspended.append(continuation) }
-                return isOpen
-            }
-            if open { continuation.resume() }
-        }
-    }
-
-    var hasArrivals: Bool { condition.withLock { arrivals > 0 } }
-
-    func open() {
-        let resumed = condition.withLock {
-            isOpen = true
-            condition.broadcast()
-            defer { suspended = [] }
-            return suspended
-        }
-        for continuation in resumed { continuation.resume() }
-    }
-}
-
 @Suite struct ClosedMidBuildTests {
     /// The child, with its registration, and the storage its build claims.
     private func makeChild(_ keeper: ClosedKeeper, engine: ClosedEngine, log: BuildLog, gate: Gate) -> Container {
@@ -241,16 +203,6 @@ private final class Gate: @unchecked Sendable {
         }
         problems.expectNone()
     }
-}
-
-/// Polls `condition` every millisecond for up to `timeout` seconds, suspended in between; whether it became true.
-func poll(timeout: Duration = .seconds(Watchdog.patience), _ condition: () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if condition() { return true }
-        try? await Task.sleep(nanoseconds: 1_000_000)
-    }
-    return condition()
 }
 
 /// The outcome of each resolve, by index.

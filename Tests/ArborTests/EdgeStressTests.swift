@@ -45,6 +45,12 @@ private final class EdgeLog: @unchecked Sendable {
     var counts: (builds: [String: Int], releases: [String: Int]) { lock.withLock { (builds, releases) } }
 }
 
+/// The storage that keeps the unit's instance in `child`.
+private func unitStorage(in child: Container, of root: Container) throws -> InstanceStorage {
+    let entry = try #require(root.entries.first { $0.key == ServiceKey(EUnit.self, name: nil) })
+    return child.perContainerStorage(for: entry)
+}
+
 @Suite struct EdgeStressTests {
     @MainActor
     @Test func cancelledWaitersClosedChildrenAndTheMainActorAtOnce() async throws {
@@ -58,9 +64,17 @@ private final class EdgeLog: @unchecked Sendable {
         for round in 0..<rounds {
             let log = EdgeLog()
             let sleep = UInt64(generator.int(in: 0...1_000))
+            // Every tenth round holds the unit's build at a gate until a waiting task was cancelled, the main actor
+            // was refused a wait and the child was closed, so each edge is reached however the machine schedules the
+            // tasks; the others leave it to timing.
+            let gate = round % 10 == 0 ? Gate() : nil
             root.register(EUnit.self) { _ async in
                 log.built("unit")
-                try? await Task.sleep(nanoseconds: sleep * 1_000)
+                if let gate {
+                    await gate.passAsync()
+                } else {
+                    try? await Task.sleep(nanoseconds: sleep * 1_000)
+                }
                 return EUnit()
             }
             .inObjectScope(.perContainer)
@@ -81,8 +95,21 @@ private final class EdgeLog: @unchecked Sendable {
             .onRelease { _ in log.released("view") }
 
             // Tasks that resolve each service, some of them cancelled while they wait; a thread that resolves the
-            // synchronous one; a task that prefetches the main-actor one.
+            // synchronous one; a task that prefetches the main-actor one. In a gated round a task starts the unit's
+            // build first, so that the four tasks that resolve it all wait.
             var tasks: [Task<Void, Never>] = []
+            if let gate {
+                tasks.append(
+                    Task.detached {
+                        do {
+                            _ = try await child.resolve(EUnit.self)
+                            outcomes.record(Result<Void, any Error>.success(()))
+                        } catch {
+                            outcomes.record(Result<Void, any Error>.failure(error))
+                        }
+                    })
+                #expect(await poll { gate.hasArrivals }, "round \(round): the unit's build started")
+            }
             for index in 0..<12 {
                 tasks.append(
                     Task.detached {
@@ -100,8 +127,18 @@ private final class EdgeLog: @unchecked Sendable {
             }
             let thread = Thread { _ = try? child.resolve(ECache.self) }
             thread.start()
-            try? await Task.sleep(nanoseconds: UInt64(generator.int(in: 0...200)) * 1_000)
-            for (index, task) in tasks.enumerated() where index % 4 == 1 { task.cancel() }
+            let pause = UInt64(generator.int(in: 0...200))
+            if gate != nil {
+                let storage = try unitStorage(in: child, of: root)
+                let waitingForUnit = { CreationCoordinator.shared.waitingCounts(for: storage).suspended }
+                // Tasks 0, 3, 6 and 9 wait for the unit; 9 is cancelled, and stops waiting before the child closes.
+                #expect(await poll { waitingForUnit() == 4 }, "round \(round): \(waitingForUnit()) tasks wait")
+                for (index, task) in tasks.dropFirst().enumerated() where index % 4 == 1 { task.cancel() }
+                #expect(await poll { waitingForUnit() == 3 }, "round \(round): the cancelled task stopped waiting")
+            } else {
+                try? await Task.sleep(nanoseconds: pause * 1_000)
+                for (index, task) in tasks.enumerated() where index % 4 == 1 { task.cancel() }
+            }
 
             // The main actor resolves what the tasks are building: synchronously it may throw, never wait for ever.
             mainActorOutcomes.record(Result { try resolveSynchronously(EView.self, from: child) })
@@ -119,6 +156,7 @@ private final class EdgeLog: @unchecked Sendable {
             }
             let closed = resolutionError { try resolveSynchronously(ECache.self, from: child) }
             #expect(closed?.kind == .containerClosed, "round \(round): a resolve after close throws")
+            gate?.open()
             for task in tasks { await task.value }
             while thread.isExecuting { try? await Task.sleep(nanoseconds: 100_000) }
             // `close()` starts async release hooks in a task; closeAndWait awaited them. There are none here.

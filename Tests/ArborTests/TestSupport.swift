@@ -1,4 +1,5 @@
 import Arbor
+import ArborTestSupport
 import Foundation
 import Testing
 
@@ -181,4 +182,56 @@ func resolveSynchronously<Service>(
 /// The synchronous `resolveAll`, for `async` tests.
 func resolveAllSynchronously<Service>(_ serviceType: Service.Type, from resolver: any Resolver) throws -> [Service] {
     try resolver.resolveAll(serviceType)
+}
+
+/// A gate a factory waits at: a synchronous one blocks its thread, an `async` one suspends.
+final class Gate: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var isOpen = false
+    private var arrivals = 0
+    private var suspended: [CheckedContinuation<Void, Never>] = []
+
+    func pass() {
+        condition.lock()
+        arrivals += 1
+        while !isOpen { condition.wait() }
+        condition.unlock()
+    }
+
+    func passAsync() async {
+        await withCheckedContinuation { continuation in
+            let open = condition.withLock {
+                arrivals += 1
+                if !isOpen { suspended.append(continuation) }
+                return isOpen
+            }
+            if open { continuation.resume() }
+        }
+    }
+
+    var hasArrivals: Bool { condition.withLock { arrivals > 0 } }
+
+    func open() {
+        let resumed = condition.withLock {
+            isOpen = true
+            condition.broadcast()
+            defer { suspended = [] }
+            return suspended
+        }
+        for continuation in resumed { continuation.resume() }
+    }
+}
+
+/// Polls `condition` every millisecond for up to `timeout` seconds, suspended in between, on the caller's actor;
+/// whether it became true.
+func poll(
+    timeout: Duration = .seconds(Watchdog.patience), isolation: isolated (any Actor)? = #isolation,
+    _ condition: () -> Bool
+) async -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        if condition() { return true }
+        try? await Task.sleep(nanoseconds: 1_000_000)
+    }
+    return condition()
 }
