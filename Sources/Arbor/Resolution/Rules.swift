@@ -116,7 +116,7 @@ extension Resolution {
             return error(.asyncRequired, key: key, detail: CreationCoordinator.mainActorDetail)
         }
         return self.failure(
-            failure, key: key, path: path() + [key],
+            failure, key: key, path: path(endingWith: key),
             detail: """
                 another resolution that built the same cycle of instances together with this one failed, so none of \
                 them is kept (resolve again)
@@ -142,7 +142,7 @@ extension Resolution {
         let holds: (ObjectScope.Storage) -> Bool = { $0 == .strong || (isPerContainer && $0 == .weak) }
         let holder = building.last(where: { holds($0.storage) })?.key ?? (holds(hookStorage) ? hookPath.last : nil)
         if let holder {
-            observer.recordCaptive(key, heldBy: holder, path: path() + [key], isPerContainer: isPerContainer)
+            observer.recordCaptive(key, heldBy: holder, path: path(endingWith: key), isPerContainer: isPerContainer)
         }
     }
 }
