@@ -164,7 +164,8 @@ private final class RRBackgroundResolve: @unchecked Sendable {
         let waiting = RRBackgroundResolve(container)
         // The change must come while the second thread waits for the running build: one that looked the key up only
         // during the change could find the new registration half-configured (not yet given its `onRelease`).
-        try #require(waitUntilAThreadWaitsForAnInstance(), "the second thread did not wait for the running build")
+        try #require(
+            waitUntilAThreadWaitsForTheResource(in: container), "the second thread did not wait for the running build")
         apply(change, to: container, registration: registration, ledger: ledger)
         gate.proceed.signal()
 
@@ -204,7 +205,8 @@ private final class RRBackgroundResolve: @unchecked Sendable {
         let waiting = RRBackgroundResolve(container)
         // The change must come while the second thread waits for the running build: one that looked the key up only
         // during the change could find the new registration half-configured (not yet given its `onRelease`).
-        try #require(waitUntilAThreadWaitsForAnInstance(), "the second thread did not wait for the running build")
+        try #require(
+            waitUntilAThreadWaitsForTheResource(in: container), "the second thread did not wait for the running build")
         apply(change, to: container, registration: registration, ledger: ledger)
         gate.proceed.signal()
 
@@ -269,10 +271,14 @@ private func resolutionErrorQuietly<Value>(_ body: () throws -> Value) -> Resolu
     }
 }
 
-/// Waits, up to 10 seconds, until some thread waits for an instance another thread builds.
-private func waitUntilAThreadWaitsForAnInstance() -> Bool {
+/// Waits, up to 10 seconds, until a thread waits for the instance of `container`'s `RRResource` that another thread
+/// builds. (It asks about this storage only: tests running alongside have threads waiting for their own instances.)
+private func waitUntilAThreadWaitsForTheResource(in container: Container) -> Bool {
+    guard let storage = container.entries.first(where: { $0.key == ServiceKey(RRResource.self) })?.storage else {
+        return false
+    }
     let deadline = Date().addingTimeInterval(10)
-    while CreationCoordinator.shared.waitingThreadCount == 0 {
+    while !CreationCoordinator.shared.isWaited(on: storage) {
         if Date() > deadline { return false }
         usleep(1_000)
     }

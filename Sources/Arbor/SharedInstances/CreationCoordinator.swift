@@ -111,14 +111,6 @@ final class CreationCoordinator: @unchecked Sendable {
         resolve waits suspended, leaving the main actor free.
         """
 
-    /// How many threads wait for an instance now: for tests that must start a change only once another thread
-    /// waits.
-    var waitingThreadCount: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return waits.count
-    }
-
     /// Whether some thread waits for the instance of `storage` now: for tests that must act only once one does.
     func isWaited(on storage: InstanceStorage) -> Bool {
         lock.lock()
