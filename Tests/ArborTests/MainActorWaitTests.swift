@@ -108,8 +108,7 @@ private final class MSession: @unchecked Sendable {}
             waited.signal()
         }.start()
         let storage = try #require(container.entries.first?.storage)
-        let deadline = Date() + Watchdog.patience
-        while !CreationCoordinator.shared.isWaited(on: storage), Date() < deadline { usleep(500) }
+        _ = waitUntilAThreadWaits(on: storage, timeout: Watchdog.patience)
         finish.signal()
         #expect(waited.wait(timeout: .now() + 20) == .success)
         #expect(waiter.value != nil, "a thread that is not the main one waits, as before")

@@ -165,7 +165,8 @@ private final class RRBackgroundResolve: @unchecked Sendable {
         // The change must come while the second thread waits for the running build: one that looked the key up only
         // during the change could find the new registration half-configured (not yet given its `onRelease`).
         try #require(
-            waitUntilAThreadWaitsForTheResource(in: container), "the second thread did not wait for the running build")
+            waitUntilAThreadWaits(on: resourceStorage(in: container)),
+            "the second thread did not wait for the running build")
         apply(change, to: container, registration: registration, ledger: ledger)
         gate.proceed.signal()
 
@@ -206,7 +207,8 @@ private final class RRBackgroundResolve: @unchecked Sendable {
         // The change must come while the second thread waits for the running build: one that looked the key up only
         // during the change could find the new registration half-configured (not yet given its `onRelease`).
         try #require(
-            waitUntilAThreadWaitsForTheResource(in: container), "the second thread did not wait for the running build")
+            waitUntilAThreadWaits(on: resourceStorage(in: container)),
+            "the second thread did not wait for the running build")
         apply(change, to: container, registration: registration, ledger: ledger)
         gate.proceed.signal()
 
@@ -271,16 +273,7 @@ private func resolutionErrorQuietly<Value>(_ body: () throws -> Value) -> Resolu
     }
 }
 
-/// Waits, up to 10 seconds, until a thread waits for the instance of `container`'s `RRResource` that another thread
-/// builds. (It asks about this storage only: tests running alongside have threads waiting for their own instances.)
-private func waitUntilAThreadWaitsForTheResource(in container: Container) -> Bool {
-    guard let storage = container.entries.first(where: { $0.key == ServiceKey(RRResource.self) })?.storage else {
-        return false
-    }
-    let deadline = Date().addingTimeInterval(10)
-    while !CreationCoordinator.shared.isWaited(on: storage) {
-        if Date() > deadline { return false }
-        usleep(1_000)
-    }
-    return true
+/// The storage of `container`'s `RRResource` registration.
+private func resourceStorage(in container: Container) -> InstanceStorage? {
+    container.entries.first { $0.key == ServiceKey(RRResource.self) }?.storage
 }

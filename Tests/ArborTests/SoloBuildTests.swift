@@ -69,17 +69,6 @@ private final class SBRound: @unchecked Sendable {
     }
 }
 
-/// Waits, up to 10 seconds, until a thread waits for the instance of `storage`.
-private func waitUntilWaited(on storage: InstanceStorage?) -> Bool {
-    guard let storage else { return false }
-    let deadline = Date().addingTimeInterval(10)
-    while !CreationCoordinator.shared.isWaited(on: storage) {
-        if Date() > deadline { return false }
-        usleep(500)
-    }
-    return true
-}
-
 /// The storage of the permanent registration of `SBNode` named `name` in `container`.
 private func storage(of name: String, in container: Container) -> InstanceStorage? {
     container.entries.first { $0.key == ServiceKey(SBNode.self, name: name) }?.storage
@@ -91,7 +80,7 @@ private func registerMetBuild(in container: Container, round: SBRound, failing: 
     container.register(SBNode.self, name: "x") { [unowned container] r in
         guard round.builds.increment() == 1 else { return SBNode("x") }
         round.building(with: r)
-        #expect(waitUntilWaited(on: storage(of: "x", in: container)))
+        #expect(waitUntilAThreadWaits(on: storage(of: "x", in: container)))
         if failing { throw TestFailure("the first build fails") }
         return SBNode("x")
     }
@@ -165,7 +154,7 @@ private func registerMetBuild(in container: Container, round: SBRound, failing: 
         // Thread 1 arrives once both factories have returned, while `x` is not yet published.
         x.initCompleted { [unowned container] _, _ in
             round.started.signal()
-            #expect(waitUntilWaited(on: storage(of: met, in: container)))
+            #expect(waitUntilAThreadWaits(on: storage(of: met, in: container)))
         }
 
         #expect(round.run(container, first: "x", second: met))
@@ -186,7 +175,7 @@ private func registerMetBuild(in container: Container, round: SBRound, failing: 
             round.builds.increment()
             round.building(with: r)
             let entry = try #require(app.entries.first { $0.key == ServiceKey(SBNode.self, name: "work") })
-            #expect(waitUntilWaited(on: request.perContainerStorage(for: entry)))
+            #expect(waitUntilAThreadWaits(on: request.perContainerStorage(for: entry)))
             return SBNode("work")
         }
         .inObjectScope(.perContainer)
