@@ -57,6 +57,8 @@ public final class Container: Resolver, @unchecked Sendable {
     /// Identifies the tree: a number the root got when it was made, which threads resolving in the tree publish
     /// (``Reclamation``). Never 0 or 1.
     let root: Int
+    /// `parent`, unretained, for the look-ups that read it while the container, and so its parent, is alive.
+    let unretainedParent: Unretained<Container>?
     /// This container's neighbours among its parent's children (``ChildList``). Guarded by the parent's lock, which
     /// already makes accesses exclusive.
     @exclusivity(unchecked) var siblings = SiblingLinks()
@@ -70,6 +72,7 @@ public final class Container: Resolver, @unchecked Sendable {
     /// ```
     public init(parent: Container? = nil, defaultScope: ObjectScope = .graph) {
         self.parent = parent
+        unretainedParent = parent.map { Unretained($0, retainedInChecks: false) }
         self.defaultScope = defaultScope
         root = parent?.root ?? UniqueNumber.next()
         if let parent {
@@ -239,8 +242,8 @@ public final class Container: Resolver, @unchecked Sendable {
             }
             return lookup
         }
-        if lookup.found == nil, let parent {
-            lookup.found = parent.find(key, cache: cache)
+        if lookup.found == nil, let parent = unretainedParent {
+            lookup.found = parent.withObject { $0.find(key, cache: cache) }
         }
         return lookup
     }

