@@ -156,6 +156,17 @@ struct ArborAdapter: LibraryAdapter {
         }
     }
 
+    func concurrentRequestScope() throws -> @Sendable () throws -> NoteHandler {
+        let app = try Self.requestApp()
+        return {
+            let child = app.makeChild()
+            child.register(RequestInfo.self, instance: RequestInfo(id: 1))
+            child.register(CurrentUser.self, instance: CurrentUser(name: "ann"))
+            defer { child.close() }
+            return try child.resolve(NoteHandler.self)
+        }
+    }
+
     func requestScopePerContainer() throws -> () throws -> NoteHandler {
         let app = try Self.requestApp()
         // Registered once: each child that resolves them builds its own.

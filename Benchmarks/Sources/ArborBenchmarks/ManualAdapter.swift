@@ -85,6 +85,11 @@ struct ManualAdapter: LibraryAdapter {
         return { app.handle(RequestInfo(id: 1), CurrentUser(name: "ann")) }
     }
 
+    func concurrentRequestScope() -> @Sendable () throws -> NoteHandler {
+        let app = AppServices()
+        return { app.handle(RequestInfo(id: 1), CurrentUser(name: "ann")) }
+    }
+
     func requestScopePerContainer() -> () throws -> NoteHandler {
         // Hand-written code builds the per-request values for each request either way.
         requestScope()

@@ -255,18 +255,18 @@ private func appendNumberedTypes<Rest>(
 //      AppSettings   UnitOfWork ── RequestInfo, ConnectionPool
 
 /// App-wide settings (permanent).
-final class AppSettings {
+final class AppSettings: Sendable {
     let pageSize = 50
     init() {}
 }
 
 /// App-wide connection pool (permanent).
-final class ConnectionPool {
+final class ConnectionPool: Sendable {
     init() {}
 }
 
 /// App-wide metrics (permanent).
-final class Metrics {
+final class Metrics: Sendable {
     init() {}
 }
 

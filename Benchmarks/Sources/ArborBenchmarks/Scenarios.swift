@@ -51,6 +51,10 @@ protocol LibraryAdapter {
     /// in the root, as one instance per child container, where the library has such a lifetime;
     /// the child registers nothing.
     func requestScopePerContainer() throws -> () throws -> NoteHandler
+    /// `requestScope` from two threads at once, on one app container: what a server on two cores does. Its figure is
+    /// the speed-up over one thread; what the threads share (the app's container, its registrations and permanent
+    /// instances) and write to on every request costs it.
+    func concurrentRequestScope() throws -> @Sendable () throws -> NoteHandler
     /// A new container, a registration for every type in `types` (node `i` depends on the nodes
     /// `treeChildren(of: i)`), and one resolve of `types[0]`, the root of the tree.
     func coldStart(_ types: [any NumberedService.Type]) -> () throws -> AnyObject
@@ -186,6 +190,11 @@ func allScenarios() -> [Scenario] {
         .resolving(
             "request_scope_per_container", expecting: .newInstances, check: { $0.isWired }
         ) { try $0.requestScopePerContainer() },
+        Scenario(name: "concurrent_request_scope") { library in
+            let operation = try library.concurrentRequestScope()
+            try verify(try operation(), try operation(), .newInstances, check: { $0.isWired })
+            return .concurrent(threads: 2, operation)
+        },
     ]
     for (name, make) in [
         ("async_graph_10", { (library: any LibraryAdapter) in try library.asyncGraph10() }),

@@ -116,6 +116,11 @@ struct SwinjectAdapter: LibraryAdapter {
         }
     }
 
+    func concurrentRequestScope() throws -> @Sendable () throws -> NoteHandler {
+        // Swinject's children are not safe from several threads unless each is synchronized: not compared.
+        throw NotSupported()
+    }
+
     func requestScopePerContainer() throws -> () throws -> NoteHandler {
         // Swinject has no lifetime of one instance per child: the child registers them, `.container`.
         let app = try Self.requestApp()
