@@ -1,5 +1,13 @@
 internal import CArborSupport
 
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
 /// When something that left a shared structure may be freed, although readers found it without a lock and without
 /// retaining it: once no reader that could still hold it is inside a *read section* of its *domain*.
 ///
@@ -34,7 +42,7 @@ package final class Reclamation: @unchecked Sendable {
     package static let anyDomain = 1
 
     private let lock = Lock()
-    private var readers: [ObjectIdentifier: AtomicWord] = [:]
+    private var readers: [ObjectIdentifier: (announcement: AtomicWord, hazard: Hazard)] = [:]
 
     package init() {}
 
@@ -47,15 +55,28 @@ package final class Reclamation: @unchecked Sendable {
         // The heavy side of the barrier: every reader that announced itself before the change is seen.
         if Self.usesProcessBarrier, carbor_process_barrier() != 1 { return false }
         return lock.withLock {
-            readers.values.allSatisfy { word in
-                let announced = word.loadInTotalOrder()
+            readers.values.allSatisfy { words in
+                let announced = words.announcement.loadInTotalOrder()
                 return announced != domain && announced != Self.anyDomain
             }
         }
     }
 
+    /// Waits until no reader protects `address` (``Hazard/protect(_:)``): call after making the object at `address`
+    /// unreachable for new readers with a store in the total order (``PublishedValue/withdraw(from:)``), before
+    /// freeing it. A reader protects an object only for the few instructions it takes to copy from it, never across
+    /// anything that blocks, so the wait is short; it yields the processor while it lasts.
+    package func waitUntilUnprotected(_ address: Int) {
+        precondition(address != 0, "0 is no object's address")
+        lock.withLock {
+            for words in readers.values {
+                while words.hazard.word.loadInTotalOrder() == address { sched_yield() }
+            }
+        }
+    }
+
     fileprivate func add(_ reader: Reader) {
-        lock.withLock { readers[ObjectIdentifier(reader)] = reader.announcement }
+        lock.withLock { readers[ObjectIdentifier(reader)] = (reader.announcement, reader.hazard) }
     }
 
     fileprivate func remove(_ reader: Reader) {
@@ -67,6 +88,8 @@ package final class Reclamation: @unchecked Sendable {
     package final class Reader {
         /// The domain the thread reads in, ``Reclamation/anyDomain``, or 0 outside any section.
         @usableFromInline let announcement = AtomicWord(alone: 0)
+        /// What the thread copies from at the moment without a lock.
+        package let hazard = Hazard()
         /// How many sections the thread is inside. Only the reader's thread touches it: the runtime's exclusivity
         /// checks are off.
         @usableFromInline @exclusivity(unchecked) var nesting = 0
@@ -83,6 +106,7 @@ package final class Reclamation: @unchecked Sendable {
         deinit {
             reclamation.remove(self)
             announcement.deallocate()
+            hazard.word.deallocate()
         }
 
         /// Enters a read section of `domain` (never 0 or 1), before reading anything in it. Pair with `exit()`.
@@ -115,6 +139,32 @@ package final class Reclamation: @unchecked Sendable {
             } else {
                 announcement.storeInTotalOrder(domain)
             }
+        }
+    }
+
+    /// One reader's hazard word: the address of the object its thread copies from at the moment, found without a
+    /// lock, or 0. A copy of a reader's ``Reader/hazard``, which the reader owns, passed without a retain.
+    package struct Hazard: @unchecked Sendable {
+        @usableFromInline let word: AtomicWord
+
+        init() {
+            word = AtomicWord(alone: 0)
+        }
+
+        /// Tells writers that the thread is about to copy from the object at `address`: a writer that withdraws it
+        /// waits (``Reclamation/waitUntilUnprotected(_:)``) until `unprotect()`. Check that the object is still
+        /// published *after* this call, and copy from it only if it is. One object at a time, from the reader's thread.
+        @inlinable
+        @inline(__always)
+        package func protect(_ address: Int) {
+            word.storeInTotalOrder(address)
+        }
+
+        /// Ends `protect(_:)`: every read of the object happens before it.
+        @inlinable
+        @inline(__always)
+        package func unprotect() {
+            word.store(0)
         }
     }
 }

@@ -68,31 +68,18 @@ private final class RCShared: @unchecked Sendable {
         var generation = 0
         shared.current.storeInTotalOrder(Int(bitPattern: Unmanaged.passRetained(RCObject(generation: 0)).toOpaque()))
 
-        let readers = 3
-        let started = DispatchGroup()
-        let finished = DispatchGroup()
-        for _ in 0..<readers {
-            started.enter()
-            finished.enter()
-            Thread {
-                let reader = Reclamation.Reader(of: reclamation)
-                started.leave()
-                while stop.load() == 0 {
-                    reader.enter(domain)
-                    let address = shared.current.loadInTotalOrder()
-                    if let pointer = UnsafeRawPointer(bitPattern: address) {
-                        let object = Unmanaged<RCObject>.fromOpaque(pointer)
-                        let freed = object._withUnsafeGuaranteedRef { $0.isFreed || $0.generation < 0 }
-                        if freed { _ = violations.fetchAdd(1) }
-                    }
-                    reader.exit()
-                    _ = reads.fetchAdd(1)
-                    sched_yield()  // Mostly outside a section, as a resolving thread is between resolves.
-                }
-                finished.leave()
-            }.start()
+        let finished = startReaders(3, of: reclamation, until: stop) { reader in
+            reader.enter(domain)
+            let address = shared.current.loadInTotalOrder()
+            if let pointer = UnsafeRawPointer(bitPattern: address) {
+                let object = Unmanaged<RCObject>.fromOpaque(pointer)
+                let freed = object._withUnsafeGuaranteedRef { $0.isFreed || $0.generation < 0 }
+                if freed { _ = violations.fetchAdd(1) }
+            }
+            reader.exit()
+            _ = reads.fetchAdd(1)
+            sched_yield()  // Mostly outside a section, as a resolving thread is between resolves.
         }
-        started.wait()
 
         // The writer: replace, retire, free when quiescent; until it has freed enough, for 5 seconds at most — or
         // up to 60 while it has nothing to show yet: the suites run side by side, and on a loaded machine the

@@ -1,3 +1,4 @@
+import ArborPrimitives
 import Foundation
 
 /// Counts the objects made and freed in one test, to show that nothing leaked and nothing was freed early.
@@ -39,4 +40,26 @@ final class PerThread<Value>: @unchecked Sendable {
     }
 
     var all: [Value] { lock.withLock { slots } }
+}
+
+/// Starts `count` threads, each with a reader of `reclamation`, that run `round` over and over until `stop` holds a
+/// non-zero value; returns once every thread has its reader. Wait on the group it returns for them to finish.
+func startReaders(
+    _ count: Int, of reclamation: Reclamation, until stop: AtomicWord,
+    round: @escaping @Sendable (Reclamation.Reader) -> Void
+) -> DispatchGroup {
+    let started = DispatchGroup()
+    let finished = DispatchGroup()
+    for _ in 0..<count {
+        started.enter()
+        finished.enter()
+        Thread {
+            let reader = Reclamation.Reader(of: reclamation)
+            started.leave()
+            while stop.load() == 0 { round(reader) }
+            finished.leave()
+        }.start()
+    }
+    started.wait()
+    return finished
 }

@@ -41,7 +41,7 @@ extension Container {
     ) -> Registration<Service> {
         let key = ServiceKey(serviceType: serviceType, name: name, argumentsType: Void.self)
         let configuration = EntryConfiguration(
-            scope: defaultScope, storage: InstanceStorage.make(for: defaultScope, key: key, lock: registry))
+            scope: defaultScope, storage: InstanceStorage.make(for: defaultScope, key: key, in: self))
         return register(key, entry: entry, configuration: configuration, factory: factory)
     }
 
@@ -54,7 +54,7 @@ extension Container {
     ) -> Registration<Service> {
         let key = ServiceKey(serviceType: serviceType, name: name, argumentsType: Void.self)
         let configuration = EntryConfiguration(
-            scope: scope, storage: InstanceStorage.make(for: scope, key: key, lock: registry))
+            scope: scope, storage: InstanceStorage.make(for: scope, key: key, in: self))
         return register(key, entry: NullaryEntry<Service>.self, configuration: configuration, factory: factory)
     }
 
@@ -71,7 +71,7 @@ extension Container {
     ) -> Registration<Service> {
         let key = ServiceKey(serviceType: serviceType, name: name, argumentsType: Void.self)
         let configuration = EntryConfiguration(
-            scope: .permanent, storage: InstanceStorage(holding: instance, lock: registry, key: key))
+            scope: .permanent, storage: InstanceStorage(holding: instance, lock: registry, key: key, publishes: isRoot))
         return register(key, entry: entry, configuration: configuration, factory: factory)
     }
 
@@ -132,7 +132,7 @@ extension Container {
     /// A new registration's configuration: the container's default scope, and a storage if it needs one.
     func initialConfiguration(for key: ServiceKey) -> EntryConfiguration {
         EntryConfiguration(
-            scope: defaultScope, storage: InstanceStorage.make(for: defaultScope, key: key, lock: registry))
+            scope: defaultScope, storage: InstanceStorage.make(for: defaultScope, key: key, in: self))
     }
 
     /// Registers an existing instance, shared like a ``ObjectScope/permanent`` service.

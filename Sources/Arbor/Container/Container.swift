@@ -59,6 +59,8 @@ public final class Container: Resolver, @unchecked Sendable {
     let root: Int
     /// `parent`, unretained, for the look-ups that read it while the container, and so its parent, is alive.
     let unretainedParent: Unretained<Container>?
+    /// Whether the container has no parent: its permanent instances are read without its lock (``PublishedValue``).
+    var isRoot: Bool { unretainedParent == nil }
     /// This container's neighbours among its parent's children (``ChildList``). Guarded by the parent's lock, which
     /// already makes accesses exclusive.
     @exclusivity(unchecked) var siblings = SiblingLinks()
@@ -338,7 +340,7 @@ public final class Container: Resolver, @unchecked Sendable {
             guard let found = registry.entries.unretainedEntry(for: key) else { return (false, nil) }
             return found.withObject { entry in
                 guard entry.token == token, !entry.isPublished else { return (false, nil) }
-                return (true, entry.setScopeInPlace(scope, lock: self.registry))
+                return (true, entry.setScopeInPlace(scope, in: self))
             }
         }
         // Released after the lock. No instance, and nothing builds one: no look-up found the entry.
@@ -373,10 +375,10 @@ public final class Container: Resolver, @unchecked Sendable {
             let storage = entry.storage
             guard entry.isPublished || addingHook != nil else {
                 // No look-up found it, so no thread holds it: change it in place.
-                let old = entry.reconfigureInPlace(lock: self.registry, change)
+                let old = entry.reconfigureInPlace(in: self, change)
                 return (nil, Retirement(entry.storage !== storage ? storage : nil), old)
             }
-            let reconfigured = entry.reconfigured(lock: self.registry, change)
+            let reconfigured = entry.reconfigured(in: self, change)
             registry.entries.insert(reconfigured)
             // A new scope gets a new storage: the old one retires, and its instance is dropped.
             return (entry, Retirement(reconfigured.storage !== storage ? storage : nil), nil)

@@ -99,18 +99,18 @@ class ServiceEntry: @unchecked Sendable {
 
     /// A copy with a changed configuration, for the same registration. Keeps the instance storage (and the
     /// instance) while the scope stays. Call with the container's lock held.
-    final func reconfigured(lock: Protected<Registry>, _ change: (inout EntryConfiguration) -> Void) -> ServiceEntry {
-        with(reconfiguration(lock: lock, change), token: token)
+    final func reconfigured(in owner: Container, _ change: (inout EntryConfiguration) -> Void) -> ServiceEntry {
+        with(reconfiguration(in: owner, change), token: token)
     }
 
     /// Changes the configuration in place, and returns the one it replaced, to be released after the lock. Only
     /// for an entry no look-up has found (`isPublished` false), with the container's lock held, and for a change
     /// that keeps the hooks (`firstHook` is a constant).
     final func reconfigureInPlace(
-        lock: Protected<Registry>, _ change: (inout EntryConfiguration) -> Void
+        in owner: Container, _ change: (inout EntryConfiguration) -> Void
     ) -> EntryConfiguration {
         let replaced = configuration
-        configuration = reconfiguration(lock: lock, change)
+        configuration = reconfiguration(in: owner, change)
         assert(configuration.hooks.count == replaced.hooks.count, "Hooks are added by replacing the entry.")
         (shape, hasHooks, isPlain, heldStorage) = Self.derived(from: configuration, key: key, isForward: isForward)
         return replaced
@@ -118,18 +118,18 @@ class ServiceEntry: @unchecked Sendable {
 
     /// Gives an entry no look-up has found (`isPublished` false) another scope, in place, and returns the storage
     /// it replaced. Call with the container's lock held.
-    final func setScopeInPlace(_ newScope: ObjectScope, lock: Protected<Registry>) -> InstanceStorage? {
+    final func setScopeInPlace(_ newScope: ObjectScope, in owner: Container) -> InstanceStorage? {
         guard newScope != configuration.scope else { return nil }
         let replaced = configuration.storage
         configuration.scope = newScope
         configuration.storage = InstanceStorage.make(
-            for: newScope, key: key, releaseHooks: configuration.releaseHooks, lock: lock)
+            for: newScope, key: key, releaseHooks: configuration.releaseHooks, in: owner)
         (shape, hasHooks, isPlain, heldStorage) = Self.derived(from: configuration, key: key, isForward: isForward)
         return replaced
     }
 
     private func reconfiguration(
-        lock: Protected<Registry>, _ change: (inout EntryConfiguration) -> Void
+        in owner: Container, _ change: (inout EntryConfiguration) -> Void
     ) -> EntryConfiguration {
         var changed = configuration
         change(&changed)
@@ -137,7 +137,7 @@ class ServiceEntry: @unchecked Sendable {
             storage.setReleaseHooksLocked(changed.releaseHooks)
         } else {
             changed.storage = InstanceStorage.make(
-                for: changed.scope, key: key, releaseHooks: changed.releaseHooks, lock: lock)
+                for: changed.scope, key: key, releaseHooks: changed.releaseHooks, in: owner)
         }
         return changed
     }
@@ -147,7 +147,7 @@ class ServiceEntry: @unchecked Sendable {
     func copy(for owner: Container) -> ServiceEntry {
         var copied = configuration
         copied.releaseHooks = []
-        copied.storage = InstanceStorage.make(for: scope, key: key, lock: owner.registry)
+        copied.storage = InstanceStorage.make(for: scope, key: key, in: owner)
         return with(copied, token: RegistrationToken())
     }
 

@@ -43,7 +43,7 @@ extension Resolution {
             building = try beginBuild(found, key: key, slot: slot, depth: depth, keepsInGraph: keepsInGraph)
         case .stored(let storage, let owner):
             do throws(NotHeld) {
-                let instance = try storage.loadHeld(as: Service.self)
+                let instance = try storage.loadHeld(as: Service.self, protectedBy: threadHazard)
                 reportReuse(found, depth: depth)
                 return instance
             } catch {}
@@ -161,7 +161,7 @@ extension Resolution {
             building = try beginBuild(found, key: key, slot: slot, depth: depth, keepsInGraph: keepsInGraph)
         case .stored(let storage, let owner):
             do throws(NotHeld) {
-                let instance = try storage.loadHeld(as: Service.self)
+                let instance = try storage.loadHeld(as: Service.self, protectedBy: threadHazard)
                 reportReuse(found, depth: depth)
                 return instance
             } catch {}

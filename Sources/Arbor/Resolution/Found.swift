@@ -33,9 +33,9 @@ struct Found {
 
     /// The instance the registration's permanent or weak storage holds; throws when it holds none.
     @inline(__always)
-    func loadHeld<Service>(as _: Service.Type) throws(NotHeld) -> Service {
+    func loadHeld<Service>(as _: Service.Type, protectedBy hazard: Reclamation.Hazard) throws(NotHeld) -> Service {
         guard let storage = entry.withObject({ $0.heldStorage }) else { throw NotHeld() }
-        return try storage.loadHeld(as: Service.self)
+        return try storage.loadHeld(as: Service.self, protectedBy: hazard)
     }
 
     var identity: Int { entry.withObject { $0.identity } }
@@ -64,9 +64,9 @@ struct Lookup: ~Copyable {
 extension Unretained where Object == InstanceStorage {
     /// The instance the storage holds, as the registration's `Service`; throws when it holds none.
     @inline(__always)
-    func loadHeld<Service>(as _: Service.Type) throws(NotHeld) -> Service {
+    func loadHeld<Service>(as _: Service.Type, protectedBy hazard: Reclamation.Hazard) throws(NotHeld) -> Service {
         do {
-            return try withObject { try $0.loadHeld(as: Service.self) }
+            return try withObject { try $0.loadHeld(as: Service.self, protectedBy: hazard) }
         } catch {
             throw NotHeld()
         }

@@ -35,7 +35,7 @@ final class LookupCache {
     private let slots: UnsafeMutablePointer<Slot>
     /// The thread's announcements: the root of the tree it resolves in, while it is inside a top-level resolve, so
     /// that a container knows when the registrations it replaced may be freed (``Reclamation``).
-    private let reader = Reclamation.Reader()
+    let reader = Reclamation.Reader()
 
     init() {
         slots = .allocate(capacity: Self.capacity)

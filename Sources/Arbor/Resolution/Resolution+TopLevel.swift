@@ -108,7 +108,7 @@ extension Resolution {
         // Fast path: an instance a permanent or weak registration already holds needs no resolution at all, unless
         // something watches.
         if let found = lookup.found, found.shape == .held, lookup.diagnostics == nil {
-            do throws(NotHeld) { return try found.loadHeld(as: Service.self) } catch {}
+            do throws(NotHeld) { return try found.loadHeld(as: Service.self, protectedBy: threadHazard) } catch {}
         }
         begin(key, in: container, maxDepth: lookup.depthLimit, diagnostics: lookup.diagnostics)
         do {
@@ -172,7 +172,7 @@ extension Resolution {
         let lookup = try lookUpTopLevel(key, in: container)
         guard lookup.found != nil || Service.self is any AsyncDerivedService.Type else { return try unregistered() }
         if arguments == nil, let found = lookup.found, found.shape == .held, lookup.diagnostics == nil {
-            do throws(NotHeld) { return try found.loadHeld(as: Service.self) } catch {}
+            do throws(NotHeld) { return try found.loadHeld(as: Service.self, protectedBy: threadHazard) } catch {}
         }
         begin(key, in: container, maxDepth: lookup.depthLimit, diagnostics: lookup.diagnostics)
         do {

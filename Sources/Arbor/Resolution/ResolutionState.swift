@@ -88,6 +88,12 @@ extension Resolution {
         try state.value.cache.withObject(body)
     }
 
+    /// The hazard word of the thread the resolution runs on now, which its look-up cache's reader has: what protects
+    /// a permanent instance read without a lock (``PublishedValue``).
+    var threadHazard: Reclamation.Hazard {
+        withCache { $0.reader.hazard }
+    }
+
     /// Binds an `async` resolution to the thread it runs on now: its look-up cache, its context and its stack limit.
     /// Call after each suspension, before anything that uses them.
     @inline(__always)
