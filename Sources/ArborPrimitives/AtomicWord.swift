@@ -37,6 +37,20 @@ package struct AtomicWord: @unchecked Sendable {
         #endif
     }
 
+    /// The first of three words in one allocation (the allocator's smallest block holds three words, on 64-bit
+    /// Linux and Apple platforms, as cheaply as one): this one, ``second`` and ``third``, which live exactly as long
+    /// as this one does. `deallocate()` on this word frees all three.
+    @inlinable
+    package init(_ value: Int, second: Int, third: Int) {
+        word = .allocate(capacity: 3)
+        word.initialize(to: value)
+        (word + 1).initialize(to: second)
+        (word + 2).initialize(to: third)
+        #if ARBOR_INTERNAL_CHECKS
+        liveness = AtomicWordLiveness()
+        #endif
+    }
+
     #if ARBOR_INTERNAL_CHECKS
     @inlinable
     init(word: UnsafeMutablePointer<Int>, liveness: AtomicWordLiveness) {
@@ -50,7 +64,19 @@ package struct AtomicWord: @unchecked Sendable {
     }
     #endif
 
-    /// The second word of a pair made with ``init(_:second:)``: freed with this word. Read it only from a pair.
+    /// The third word of a triple made with ``init(_:second:third:)``: freed with this word. Read it only from a
+    /// triple.
+    @inlinable
+    package var third: AtomicWord {
+        #if ARBOR_INTERNAL_CHECKS
+        AtomicWord(word: word + 2, liveness: liveness)
+        #else
+        AtomicWord(word: word + 2)
+        #endif
+    }
+
+    /// The second word of a pair made with ``init(_:second:)``, or of a triple: freed with this word. Read it only
+    /// from a pair or a triple.
     @inlinable
     package var second: AtomicWord {
         #if ARBOR_INTERNAL_CHECKS

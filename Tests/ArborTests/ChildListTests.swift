@@ -6,12 +6,21 @@ import Testing
 
 private final class CLService: Sendable {}
 
+/// Children kept by the threads that made them.
+private final class CLKept: @unchecked Sendable {
+    private let lock = NSLock()
+    private var children: [Container] = []
+    func append(_ child: Container) { lock.withLock { children.append(child) } }
+    var count: Int { lock.withLock { children.count } }
+    var all: [Container] { lock.withLock { children } }
+}
+
 /// A parent keeps its live children in a list linked through the children (`ChildList`): a child links itself
 /// when made and unlinks itself in its deinit, and `close()`, leak trackers and registration changes reach the
 /// children still linked.
 @Suite struct ChildListTests {
     private func linkedCount(_ container: Container) -> Int {
-        container.registry.withLock { $0.children.count }
+        container.linkedChildCount
     }
 
     private func isClosed(_ container: Container) -> Bool {
@@ -74,5 +83,49 @@ private final class CLService: Sendable {}
         }
         #expect(finished)
         #expect(linkedCount(parent) == 0)
+    }
+
+    /// Children made on several threads join several of the parent's lists; a `close()` that runs while they are
+    /// made reaches every one made before it, and every one made after it is born closed.
+    @Test func aCloseWhileChildrenAreMadeOnSeveralThreadsClosesEveryOne() {
+        for _ in 0..<10 {
+            let parent = Container()
+            parent.register(CLService.self) { _ in CLService() }
+            let kept = CLKept()
+            let finished = runThreads(3) { index in
+                if index == 0 {
+                    while kept.count < 60 { sched_yield() }
+                    parent.close()
+                } else {
+                    for _ in 0..<300 { kept.append(parent.makeChild()) }
+                }
+            }
+            #expect(finished)
+            let children = kept.all
+            #expect(children.count == 600)
+            #expect(children.allSatisfy { isClosed($0) }, "a child made around close() was left open")
+        }
+    }
+
+    /// An observer added while children are made on several threads watches every child: the ones made before
+    /// through the lists, the ones made after by inheriting it.
+    @Test func anObserverAddedWhileChildrenAreMadeWatchesEveryOne() {
+        final class Quiet: ResolutionObserver, @unchecked Sendable {}
+        for _ in 0..<10 {
+            let parent = Container()
+            let observer = Quiet()
+            let kept = CLKept()
+            let finished = runThreads(3) { index in
+                if index == 0 {
+                    while kept.count < 60 { sched_yield() }
+                    parent.addObserver(observer)
+                } else {
+                    for _ in 0..<300 { kept.append(parent.makeChild()) }
+                }
+            }
+            #expect(finished)
+            let children = kept.all
+            #expect(children.allSatisfy { $0.observers.contains { $0 === observer } }, "a child is not watched")
+        }
     }
 }

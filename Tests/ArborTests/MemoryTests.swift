@@ -108,7 +108,7 @@ import Glibc
         #expect(tracker.check().isClean)
 
         // Bookkeeping: the root's list of children stays bounded.
-        let children = root.registry.withLock { $0.children.count }
+        let children = root.linkedChildCount
         #expect(children < 64, "the root remembers \(children) children, most of them gone")
 
         // The resident set: at least one round must not grow by more than a generous 8 MB (a leak of one small
@@ -149,9 +149,8 @@ import Glibc
             _ = try root.resolve(MERoot.self)
             #expect(tracker.check().isClean)
         }
-        let (children, trackers) = root.registry.withLock {
-            ($0.children.count, $0.diagnostics?.observers.count ?? 0)
-        }
+        let children = root.linkedChildCount
+        let trackers = root.registry.withLock { $0.diagnostics?.observers.count ?? 0 }
         #expect(children < 16, "the root remembers \(children) children that are gone")
         #expect(trackers < 16, "the root keeps \(trackers) references to leak trackers that are gone")
         #expect(live.count == 1, "only the permanent instance should be alive, found \(live.count)")

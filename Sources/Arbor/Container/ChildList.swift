@@ -7,8 +7,8 @@ internal import ArborPrimitives
 /// reference gives its object), and the side table moved every later retain and release of the child to the
 /// runtime's slower path.
 ///
-/// Guarded by the parent's lock: the parent keeps the first child here, in its registry, and each child keeps its
-/// neighbours in its `siblings`, which only the parent's lock guards. A child links itself in its `init` and
+/// Guarded by the lock of the list in the parent's ``ChildStripes``: the list keeps the first child, and each child
+/// keeps its neighbours in its `siblings`, which only that lock guards. A child links itself in its `init` and
 /// unlinks itself in its `deinit`, both under that lock, so while the lock is held every linked child's memory is
 /// valid — but its deinit may have begun, and it may be waiting for the lock to unlink itself. `live()` therefore
 /// retains only children whose deinit has not begun (`retainedIfAlive()`), the way a weak reference would.
@@ -69,4 +69,6 @@ struct ChildList {
 struct SiblingLinks {
     var previous: Unretained<Container>?
     var next: Unretained<Container>?
+    /// Which of the parent's lists (``ChildStripes``) the container is in.
+    var stripe = 0
 }

@@ -48,7 +48,7 @@ public final class Container: Resolver, @unchecked Sendable {
     /// Changes, to a number no container had before, whenever what a look-up starting here finds may have
     /// changed: this container's registrations or settings, or an ancestor's registrations. Threads validate
     /// their cached look-ups against it (``LookupCache``).
-    let version = AtomicWord(UniqueNumber.next(), second: 0)
+    let version = AtomicWord(UniqueNumber.next(), second: 0, third: 0)
     /// Which service types this container has registrations of, as a set of bits (``typeBit(of:)``): one is set when a
     /// registration of a type is added, and never cleared. A nested look-up that finds a type's bit clear needs
     /// nothing of this container, and takes the parent's answer from the thread's cache without this container's
@@ -61,9 +61,12 @@ public final class Container: Resolver, @unchecked Sendable {
     let unretainedParent: Unretained<Container>?
     /// Whether the container has no parent: its permanent instances are read without its lock (``PublishedValue``).
     var isRoot: Bool { unretainedParent == nil }
-    /// This container's neighbours among its parent's children (``ChildList``). Guarded by the parent's lock, which
-    /// already makes accesses exclusive.
+    /// This container's neighbours among its parent's children (``ChildList``), and which of the parent's lists it is
+    /// in. Guarded by that list's lock, which already makes accesses exclusive.
     @exclusivity(unchecked) var siblings = SiblingLinks()
+    /// The address of this container's children (``ChildStripes``), made with its first child, retained by hand, or 0
+    /// before. Shares `version`'s allocation.
+    private var childStripesWord: AtomicWord { version.third }
 
     /// Makes a container.
     ///
@@ -79,17 +82,17 @@ public final class Container: Resolver, @unchecked Sendable {
         root = parent?.root ?? UniqueNumber.next()
         if let parent {
             // Join the parent's subtree: inherit whether it is closed and the observers that watch it, and let
-            // later ones find us. One critical section of the parent's (the child's lock nested in it, the only
-            // place the two nest: parent first): a `close()` or an observer added to an ancestor either happened
-            // before, and is inherited here, or comes after, and finds the child among the children.
+            // later ones find us. One critical section of the parent's list of children this thread joins (the
+            // child's lock nested in it, the only place the two nest: the list first): a `close()` or an observer
+            // added to an ancestor either happened before, and is inherited here, or comes after, and finds the
+            // child among the children (``ChildStripes``).
             //
             // No `changed()`: no thread can have looked anything up in this container yet, and its version is a
             // number no container had before.
-            parent.registry.withLock { parentRegistry in
-                parentRegistry.children.insert(self)
+            siblings.stripe = parent.childStripes().insert(self) { isClosed, diagnostics in
                 registry.withLock { registry in
-                    if let diagnostics = parentRegistry.diagnostics { registry.diagnostics = diagnostics.inherited }
-                    registry.isClosed = parentRegistry.isClosed
+                    if let diagnostics { registry.diagnostics = diagnostics.inherited }
+                    registry.isClosed = isClosed
                 }
             }
         }
@@ -100,7 +103,7 @@ public final class Container: Resolver, @unchecked Sendable {
         // (Measured: the parent's list of children, swept of dead ones on every `makeChild()`, made a child cost
         // 0.66 ms with 10,000 live siblings.) The parent is alive: `self.parent` still holds it.
         if let parent {
-            parent.registry.withLock { $0.children.remove(self) }
+            parent.existingChildStripes!.remove(self, stripe: siblings.stripe)
         }
         // Per-container instances go with their container, with their `onRelease` hooks: a request's unit of work
         // is rolled back even when the request's container is dropped without `close()`.
@@ -110,7 +113,39 @@ public final class Container: Resolver, @unchecked Sendable {
             return released
         }
         ReleasedInstance.run(released)
+        if let stripes = existingChildStripes { Unmanaged.passUnretained(stripes).release() }
         version.deallocate()
+    }
+
+    /// This container's children, made with the first one.
+    @inline(__always)
+    func childStripes() -> ChildStripes {
+        if let stripes = existingChildStripes { return stripes }
+        return registry.withLock { registry in
+            if let stripes = existingChildStripes { return stripes }
+            // Under the lock that `close()` and `changeObservers` take to change what the stripes hand down.
+            let stripes = ChildStripes(isClosed: registry.isClosed, diagnostics: registry.diagnostics)
+            childStripesWord.store(Int(bitPattern: Unmanaged.passRetained(stripes).toOpaque()))
+            return stripes
+        }
+    }
+
+    /// This container's children, if it has had any.
+    @inline(__always)
+    var existingChildStripes: ChildStripes? {
+        UnsafeRawPointer(bitPattern: childStripesWord.load()).map {
+            Unmanaged<ChildStripes>.fromOpaque($0).takeUnretainedValue()
+        }
+    }
+
+    /// How many children are linked in this container's lists: for tests.
+    var linkedChildCount: Int {
+        existingChildStripes?.count ?? 0
+    }
+
+    /// The children whose deinit has not begun.
+    var liveChildren: [Container] {
+        existingChildStripes?.live() ?? []
     }
 
     /// The storage of `entry`'s per-container instance in this container, made on first use; unretained: the container
@@ -272,8 +307,7 @@ public final class Container: Resolver, @unchecked Sendable {
     /// Invalidates every thread's cached look-ups that start in a descendant: called after this container's
     /// registrations changed, since a descendant may have cached one of them, or may now find one of them first.
     func invalidateDescendantCaches() {
-        let children = registry.withLock { $0.children.live() }
-        for child in children {
+        for child in liveChildren {
             child.changed()
             child.invalidateDescendantCaches()
         }
@@ -283,7 +317,7 @@ public final class Container: Resolver, @unchecked Sendable {
     func changeObservers(adding added: (any ResolutionObserver)?, removing removed: (any ResolutionObserver)?) {
         let children = registry.withLock { registry in
             registry.diagnostics = Diagnostics.changing(registry.diagnostics, adding: added, removing: removed)
-            return registry.children.live()
+            return existingChildStripes?.setDiagnostics(registry.diagnostics) ?? []
         }
         changed()
         for child in children { child.changeObservers(adding: added, removing: removed) }
@@ -312,7 +346,7 @@ public final class Container: Resolver, @unchecked Sendable {
     // deinit may well use the container.
 
     func add(_ entry: ServiceEntry) {
-        let (replaced, retirement, lookedUp, hasChildren) = registry.withLock { registry in
+        let (replaced, retirement, lookedUp) = registry.withLock { registry in
             // The lock orders this with other registrations; threads that look without it read the word.
             registeredTypes.store(registeredTypes.load() | Self.typeBit(of: entry.key.serviceType))
             let replaced = registry.entries.insert(entry)
@@ -321,9 +355,11 @@ public final class Container: Resolver, @unchecked Sendable {
                 registry.firstRegistered[entry.key] = registry.firstRegistered[entry.key] ?? replaced.identity
             }
             return (
-                replaced, Retirement(replaced?.storage), registry.isLookedUp, !registry.children.isEmpty
+                replaced, Retirement(replaced?.storage), registry.isLookedUp
             )
         }
+        // After the registration is in: a child made from now on finds it; one made before is among the children.
+        let hasChildren = existingChildStripes != nil
         // A look-up cached here may have found an ancestor's registration under this key, which this one hides.
         if lookedUp { changed() }
         if hasChildren { invalidateDescendantCaches() }
@@ -438,7 +474,7 @@ public final class Container: Resolver, @unchecked Sendable {
                 if let instance = entry.storage?.releaseLocked() { released.append(instance) }
             }
             registry.perContainer.releaseLocked(into: &released)
-            let children = registry.children.isEmpty ? [] : registry.children.live()
+            let children = existingChildStripes?.close() ?? []
             return (released, children)
         }
         for child in children { released += child.closeSubtree() }

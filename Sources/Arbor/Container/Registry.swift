@@ -7,9 +7,6 @@ struct Registry {
     /// The observers watching this container (those added to it and to its ancestors), and the validation observer
     /// of a copy made by `validate()`. `nil` when there are neither, which is what resolves check.
     var diagnostics: Diagnostics?
-    /// The container's live children, so that `close()`, a tracker made here and a registration change reach the
-    /// whole subtree. A child adds itself when it is made and removes itself in its `deinit`.
-    var children = ChildList()
     /// Set by the first look-up that starts here: until then no thread has cached anything for this container, so
     /// a registration need not change its version.
     var isLookedUp = false
