@@ -67,22 +67,21 @@ package struct AtomicWord: @unchecked Sendable {
     /// The third word of a triple made with ``init(_:second:third:)``: freed with this word. Read it only from a
     /// triple.
     @inlinable
-    package var third: AtomicWord {
-        #if ARBOR_INTERNAL_CHECKS
-        AtomicWord(word: word + 2, liveness: liveness)
-        #else
-        AtomicWord(word: word + 2)
-        #endif
-    }
+    package var third: AtomicWord { neighbour(2) }
 
     /// The second word of a pair made with ``init(_:second:)``, or of a triple: freed with this word. Read it only
     /// from a pair or a triple.
     @inlinable
-    package var second: AtomicWord {
+    package var second: AtomicWord { neighbour(1) }
+
+    /// The word `offset` words after this one, in the same allocation.
+    @inlinable
+    @inline(__always)
+    func neighbour(_ offset: Int) -> AtomicWord {
         #if ARBOR_INTERNAL_CHECKS
-        AtomicWord(word: word + 1, liveness: liveness)
+        AtomicWord(word: word + offset, liveness: liveness)
         #else
-        AtomicWord(word: word + 1)
+        AtomicWord(word: word + offset)
         #endif
     }
 

@@ -34,6 +34,15 @@ import Testing
         first.deallocate()
     }
 
+    @Test func aTripleKeepsThreeWordsThatChangeApart() {
+        let first = AtomicWord(1, second: 2, third: 3)
+        #expect([first.load(), first.second.load(), first.third.load()] == [1, 2, 3])
+        first.third.store(30)
+        first.second.store(20)
+        #expect([first.load(), first.second.load(), first.third.load()] == [1, 20, 30])
+        first.deallocate()
+    }
+
     @Test func copiesShareTheWord() {
         let word = AtomicWord(1)
         let copy = word
