@@ -102,7 +102,9 @@ extension ResponseBody {
                 await container.closeAndWait()
                 throw error
             }
-            await container.closeAndWait()
+            // Suspends only for `async` release hooks: a call of an `async` function here cost a thread switch a
+            // request (see `Container.closeWithoutSuspending()`).
+            await container.closeWithoutSuspending()?.run()
         }
     }
 }

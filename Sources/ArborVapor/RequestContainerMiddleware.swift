@@ -68,16 +68,18 @@ public final class RequestContainerMiddleware: Middleware, LifecycleHandler {
     /// app.useRequestContainers(root: container, releaseHooks: .synchronous)   // no request service has an async hook
     /// ```
     public enum ReleaseHooks: Sendable {
-        /// Closes the child with `closeAndWait()`, in a task of its own: every release hook, `async` ones too, runs
-        /// one after the other, newest instance first, and the app's async shutdown waits for them before it
-        /// closes the root. A task per request that made a child. The default.
+        /// Closes the child as `closeAndWait()` does: every release hook, `async` ones too, runs one after the other,
+        /// newest instance first, and the app's async shutdown waits for them before it closes the root. When the
+        /// child let go of instances with `async` hooks, they run in a task of their own; when every hook is
+        /// synchronous, they run at once, on the thread that lets the response go, and no task is made. The default.
         case awaited
         /// Closes the child with `close()` on the thread that lets the response go, the connection's event loop:
         /// synchronous hooks run there and then; `async` ones, if any, start in a task of their own that shutdown
-        /// does not wait for. For apps whose per-request services have synchronous release hooks only: it saves
-        /// the task per request, whose start and wake-ups of the concurrency runtime's threads cost far more than
-        /// closing the child (measured on `Examples/NotesServer`: 6,500 instructions, and 20–40 µs of CPU a
-        /// request with the kernel's share, on a busy 2-core machine).
+        /// does not wait for. For apps that would rather not pay for a task a request even when a per-request
+        /// service has an `async` hook (a task's start and wake-ups of the concurrency runtime's threads cost far
+        /// more than closing the child: measured on `Examples/NotesServer`, 6,500 instructions, and 20–40 µs of CPU
+        /// a request with the kernel's share, on a busy 2-core machine). With synchronous hooks only, `.awaited`
+        /// makes no task either.
         case synchronous
     }
 
@@ -326,11 +328,13 @@ final class Closings: @unchecked Sendable {
     private var running = 0
     private var waiters: [CheckedContinuation<Void, Never>] = []
 
-    /// Closes `child` and awaits its release hooks, in a task that shutdown waits for.
+    /// Closes `child` and awaits its release hooks, in a task that shutdown waits for — or, when none of them is
+    /// `async`, runs them here and now, which is what awaiting them would do, without the task.
     func close(_ child: Container) {
+        guard let pending = child.closeWithoutSuspending() else { return }
         lock.withLock { running += 1 }
         Task {
-            await child.closeAndWait()
+            await pending.run()
             self.finished()
         }
     }

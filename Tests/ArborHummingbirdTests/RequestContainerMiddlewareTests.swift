@@ -109,6 +109,39 @@ struct ReplaceBodyMiddleware<Context: RequestContext>: RouterMiddleware {
             ])
     }
 
+    /// Release hooks run in order, newest instance first, the `async` ones awaited, all before the response ends;
+    /// with only synchronous ones, before it ends too, without the body's task suspending for them.
+    @Test(arguments: [true, false])
+    func releaseHooksHaveRunWhenTheResponseEnds(withAnAsyncHook: Bool) async throws {
+        let events = Events()
+        let root = makeRoot(events)
+        final class Journal: Sendable {}
+        let journal = root.register(Journal.self) { r in
+            _ = try r.resolve(Probe.self)  // made first, released last
+            return Journal()
+        }
+        .inObjectScope(.perContainer)
+        if withAnAsyncHook {
+            journal.onRelease { _ async in
+                await Task.yield()
+                events.record("journal released")
+            }
+        } else {
+            journal.onRelease { _ in events.record("journal released") }
+        }
+        let router = Router(context: TestContext.self)
+        router.add(middleware: RequestContainerMiddleware(root: root))
+        router.get("/journal") { _, context -> String in
+            _ = try context.container.resolve(Journal.self)
+            return "ok"
+        }
+        try await Application(router: router).test(.router) { client in
+            let response = try await client.execute(uri: "/journal", method: .get)
+            #expect(response.status == .ok)
+            #expect(events.all == ["made", "journal released", "released"])
+        }
+    }
+
     @Test func aThrowingHandlerClosesTheContainerAtOnce() async throws {
         let events = Events()
         let box = ContainerBox()
