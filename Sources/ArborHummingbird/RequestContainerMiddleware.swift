@@ -102,8 +102,8 @@ extension ResponseBody {
                 await container.closeAndWait()
                 throw error
             }
-            // Suspends only for `async` release hooks: a call of an `async` function here cost a thread switch a
-            // request (see `Container.closeWithoutSuspending()`).
+            // Calls an `async` function only for `async` release hooks: `closeAndWait()` here cost a
+            // `swift_task_switch` a request (see `Container.closeWithoutSuspending()`).
             await container.closeWithoutSuspending()?.run()
         }
     }
