@@ -58,18 +58,18 @@ final class ChildStripes {
 
     /// Marks the parent closed for children made from now on, and returns the live ones.
     func close() -> [Container] {
-        lists.withEveryLock { forEachList in
-            isClosed = true
-            var children: [Container] = []
-            forEachList { children += $0.live() }
-            return children
-        }
+        changeInherited { isClosed = true }
     }
 
     /// Gives children made from now on `diagnostics`, and returns the live ones.
     func setDiagnostics(_ diagnostics: Diagnostics?) -> [Container] {
+        changeInherited { self.diagnostics = diagnostics }
+    }
+
+    /// Makes `change` to what new children inherit with every list's lock held, and returns the live children.
+    private func changeInherited(_ change: () -> Void) -> [Container] {
         lists.withEveryLock { forEachList in
-            self.diagnostics = diagnostics
+            change()
             var children: [Container] = []
             forEachList { children += $0.live() }
             return children

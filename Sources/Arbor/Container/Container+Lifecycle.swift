@@ -83,7 +83,7 @@ extension Container {
     /// response is sent, a connection returned before shutting down. A synchronous caller has ``close()``, which
     /// starts `async` hooks without waiting for them.
     public func closeAndWait() async {
-        await ReleasedInstance.runAwaiting(closeSubtree())
+        await closeWithoutSuspending()?.run()
     }
 
     /// ``closeAndWait()`` for a caller that would rather not suspend when it need not: closes the container and its
