@@ -499,10 +499,12 @@ struct ReleasedInstance {
     /// Whether anything must happen when it is released: hooks to run, or observers to tell.
     private var isWatched: Bool { !hooks.isEmpty || watchers != nil }
 
-    /// The instances that have hooks or observers, newest first.
-    private static func newestFirst(_ instances: [ReleasedInstance]) -> [ReleasedInstance] {
-        let withHooks = instances.count == 1 ? instances : instances.filter(\.isWatched)
-        return withHooks.count == 1 ? withHooks : withHooks.sorted(by: { $0.sequence > $1.sequence })
+    /// The instances that have hooks or observers, newest first. One such instance — a request's unit of work among
+    /// its registered values — is a slice of `instances`: no array is made for it.
+    private static func newestFirst(_ instances: [ReleasedInstance]) -> ArraySlice<ReleasedInstance> {
+        guard let first = instances.firstIndex(where: \.isWatched) else { return [] }
+        guard instances[(first + 1)...].contains(where: \.isWatched) else { return instances[first...first] }
+        return ArraySlice(instances.filter(\.isWatched).sorted(by: { $0.sequence > $1.sequence }))
     }
 
     /// An `async` hook a synchronous caller could not await, with its instance.
