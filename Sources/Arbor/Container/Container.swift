@@ -90,6 +90,9 @@ public final class Container: Resolver, @unchecked Sendable {
             // No `changed()`: no thread can have looked anything up in this container yet, and its version is a
             // number no container had before.
             siblings.stripe = parent.childStripes().insert(self) { isClosed, diagnostics in
+                // Usually nothing to inherit: a new registry is open and unwatched already, and its lock is left
+                // alone (a lock and an unlock of every request's child).
+                if !isClosed, case .none = diagnostics { return }
                 registry.withLock { registry in
                     if let diagnostics { registry.diagnostics = diagnostics.inherited }
                     registry.isClosed = isClosed
@@ -107,7 +110,10 @@ public final class Container: Resolver, @unchecked Sendable {
         }
         // Per-container instances go with their container, with their `onRelease` hooks: a request's unit of work
         // is rolled back even when the request's container is dropped without `close()`.
-        let released = registry.withLock { registry -> [ReleasedInstance] in
+        // Without the lock: nothing else can reach the registry now. The container has left its parent's list,
+        // every resolution and child that could use it holds it, and its storages' locks are this one.
+        let released = registry.withValueAssumingLocked { registry -> [ReleasedInstance] in
+            guard !registry.perContainer.isEmpty else { return [] }
             var released: [ReleasedInstance] = []
             registry.perContainer.releaseLocked(into: &released)
             return released

@@ -192,8 +192,8 @@ final class InstanceStorage: @unchecked Sendable {
         if publication != nil { withdrawPublication() }
         state = .empty
         weakObject = nil
-        defer { value = nil }
-        guard retention == .strong, let value else { return nil }
+        // Moved out, not copied and then cleared: a retain and a release fewer per released instance.
+        guard let value = value.take(), retention == .strong else { return nil }
         // Under the lock, the container's observers: they are told after the hooks ran.
         let diagnostics = lock.withValueAssumingLocked { $0.diagnostics }
         return ReleasedInstance(
