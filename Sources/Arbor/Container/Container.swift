@@ -156,24 +156,26 @@ public final class Container: Resolver, @unchecked Sendable {
 
     /// The storage of `entry`'s per-container instance in this container, made on first use; unretained: the container
     /// keeps its per-container storages until it is deinitialised, and a resolve that reads one keeps the container
-    /// alive.
+    /// alive. `isNew` when this call made it: it holds nothing yet.
     @inline(__always)
-    func perContainerStorageReference(for entry: Unretained<ServiceEntry>) -> Unretained<InstanceStorage> {
+    func perContainerStorageReference(
+        for entry: Unretained<ServiceEntry>
+    ) -> (storage: Unretained<InstanceStorage>, isNew: Bool) {
         registry.withLock { registry in
             let identity = entry.withObject { $0.identity }
-            if let storage = registry.perContainer.reference(for: identity) { return storage }
+            if let storage = registry.perContainer.reference(for: identity) { return (storage, false) }
             let storage = entry.withObject { entry in
                 InstanceStorage(
                     retention: .strong, releaseHooks: entry.releaseHooks, lock: self.registry, key: entry.key)
             }
             registry.perContainer.add(storage, for: identity)
-            return Unretained(storage, retainedInChecks: false)
+            return (Unretained(storage, retainedInChecks: false), true)
         }
     }
 
     /// The storage of `entry`'s per-container instance in this container, made on first use.
     func perContainerStorage(for entry: ServiceEntry) -> InstanceStorage {
-        perContainerStorageReference(for: Unretained(entry, retainedInChecks: false)).object
+        perContainerStorageReference(for: Unretained(entry, retainedInChecks: false)).storage.object
     }
 
     /// The bit of `registeredTypes` that stands for `type`: one of 64, from its metadata's address.

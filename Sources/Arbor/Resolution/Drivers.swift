@@ -41,12 +41,10 @@ extension Resolution {
             return graphInstance(at: position, as: Service.self)
         case .build(let slot, let keepsInGraph):
             building = try beginBuild(found, key: key, slot: slot, depth: depth, keepsInGraph: keepsInGraph)
-        case .stored(let storage, let owner):
-            do throws(NotHeld) {
-                let instance = try storage.loadHeld(as: Service.self, protectedBy: threadHazard)
-                reportReuse(found, depth: depth)
-                return instance
-            } catch {}
+        case .stored(let storage, let owner, let mayHold):
+            if mayHold {
+                do throws(NotHeld) { return try takeHeld(storage, found: found, depth: depth) } catch {}
+            }
             let storage = storage.object
             let member = self.member
             let acquisition = withClaims { claims in
@@ -159,12 +157,10 @@ extension Resolution {
             return graphInstance(at: position, as: Service.self)
         case .build(let slot, let keepsInGraph):
             building = try beginBuild(found, key: key, slot: slot, depth: depth, keepsInGraph: keepsInGraph)
-        case .stored(let storage, let owner):
-            do throws(NotHeld) {
-                let instance = try storage.loadHeld(as: Service.self, protectedBy: threadHazard)
-                reportReuse(found, depth: depth)
-                return instance
-            } catch {}
+        case .stored(let storage, let owner, let mayHold):
+            if mayHold {
+                do throws(NotHeld) { return try takeHeld(storage, found: found, depth: depth) } catch {}
+            }
             let storage = storage.object
             let acquisition = await CreationCoordinator.shared.acquireAsync(storage, for: self)
             rebind()

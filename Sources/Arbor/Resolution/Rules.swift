@@ -20,8 +20,10 @@ enum RuleDecision {
     /// The graph holds the instance already, at this position.
     case inGraph(Int)
     /// A storage keeps the instance: take what it holds, or acquire it — build it from `owner`, the container that
-    /// keeps it, or wait for the resolution that builds it. The owner keeps the storage alive.
-    case stored(Unretained<InstanceStorage>, owner: Unretained<Container>)
+    /// keeps it, or wait for the resolution that builds it. The owner keeps the storage alive. `mayHold` is `false`
+    /// for a storage the decision made: there is nothing to take yet, and the resolve goes straight to acquiring
+    /// (a lock and an unlock fewer for a request child's per-container instance).
+    case stored(Unretained<InstanceStorage>, owner: Unretained<Container>, mayHold: Bool)
 }
 
 extension Resolution {
@@ -47,13 +49,24 @@ extension Resolution {
             guard let storage = found.entry.withObject({ $0.heldStorage }) else {
                 preconditionFailure("A registration that keeps its instances has a storage.")
             }
-            return .stored(storage, owner: found.ownerReference)
+            return .stored(storage, owner: found.ownerReference, mayHold: true)
         case .perContainer:
             // One per registration and origin, kept by the origin, and built from it. The origin keeps its
             // per-container storages until it is deinitialised, and the caller keeps the origin.
             let origin = originReference
-            return .stored(origin.withObject { $0.perContainerStorageReference(for: found.entry) }, owner: origin)
+            let (storage, isNew) = origin.withObject { $0.perContainerStorageReference(for: found.entry) }
+            return .stored(storage, owner: origin, mayHold: !isNew)
         }
+    }
+
+    /// The instance `storage` holds, reported as taken from its container; throws when it holds none.
+    @inline(__always)
+    func takeHeld<Service>(
+        _ storage: Unretained<InstanceStorage>, found: Found, depth: Int
+    ) throws(NotHeld) -> Service {
+        let instance = try storage.loadHeld(as: Service.self, protectedBy: threadHazard)
+        reportReuse(found, depth: depth)
+        return instance
     }
 
     /// Tells the observers, if any, that the resolve takes an instance a container kept.
