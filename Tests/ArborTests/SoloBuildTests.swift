@@ -14,6 +14,8 @@ import Testing
 private final class SBNode: @unchecked Sendable {
     let label: String
     let dependency: SBNode?
+    /// How many times an `initCompleted` hook ran on it.
+    let wired = Counter()
     init(_ label: String, dependency: SBNode? = nil) {
         self.label = label
         self.dependency = dependency
@@ -70,7 +72,7 @@ private final class SBRound: @unchecked Sendable {
 }
 
 /// The storage of the permanent registration of `SBNode` named `name` in `container`.
-private func storage(of name: String, in container: Container) -> InstanceStorage? {
+private func storage(of name: String?, in container: Container) -> InstanceStorage? {
     container.entries.first { $0.key == ServiceKey(SBNode.self, name: name) }?.storage
 }
 
@@ -221,6 +223,92 @@ extension SoloBuildTests {
                     let pair = try container.resolve(SBPair.self)
                     problems.check(
                         pair.left.dependency === pair.right.dependency, "one graph got two weak instances")
+                } catch {
+                    problems.record("resolve threw \(error)")
+                }
+            }
+        }
+        #expect(finished, "the threads did not finish within the timeout")
+        problems.expectNone()
+    }
+}
+
+/// `container.resolve(SBNode.self)` by the synchronous engine: in an `async` function the call would pick the `async`
+/// one.
+private func resolveSynchronously(_ container: Container) throws -> SBNode {
+    try container.resolve(SBNode.self)
+}
+
+// A solo build that ends its resolution — the outermost build, no hook to run, nothing else claimed, nothing
+// watching — is recorded and published in one step (`CreationCoordinator.builtAndPublished`), where the others are
+// published when the resolution completes. These check that step: what it publishes, what it releases when the
+// container closed during the factory, and threads that meet it.
+extension SoloBuildTests {
+    @Test(arguments: [false, true])
+    func aPermanentBuildWhoseContainerClosesDuringItsFactoryIsReleasedOnceAndNotKept(awaiting: Bool) async throws {
+        let app = Container()
+        let child = app.makeChild()
+        let releases = Counter()
+        child.register(SBNode.self) { [unowned child] _ in
+            child.close()
+            return SBNode("closing")
+        }
+        .inObjectScope(.permanent)
+        .onRelease { _ in releases.increment() }
+
+        let node: SBNode
+        if awaiting { node = try await child.resolve(SBNode.self) } else { node = try resolveSynchronously(child) }
+        #expect(node.label == "closing")
+        #expect(releases.value == 1, "the instance built while its container closed is released at once")
+        #expect(storage(of: nil, in: child)?.keeps(node) == false)
+        #expect(throws: ResolutionError.self) { try child.resolve(SBNode.self) }
+    }
+
+    @Test(arguments: [false, true])
+    func aWeakInstanceBuiltAtTheTopLevelIsSharedWhileHeldAndBuiltAgainAfter(awaiting: Bool) async throws {
+        let container = Container()
+        let builds = Counter()
+        container.register(SBNode.self) { _ in
+            builds.increment()
+            return SBNode("weak")
+        }
+        .inObjectScope(.weak)
+        let resolve: () async throws -> SBNode = {
+            if awaiting { return try await container.resolve(SBNode.self) }
+            return try resolveSynchronously(container)
+        }
+
+        var first: SBNode? = try await resolve()
+        #expect(try await resolve() === first)
+        #expect(builds.value == 1, "a held weak instance is shared")
+        first = nil
+        _ = try await resolve()
+        #expect(builds.value == 2, "a weak instance nothing holds is built again")
+    }
+
+    @Test func aTopLevelBuildWithAnInitCompletedHookRunsItBeforeAnyThreadSeesTheInstance() throws {
+        let container = Container()
+        container.register(SBNode.self) { _ in SBNode("hooked") }
+            .inObjectScope(.permanent)
+            .initCompleted { _, node in node.wired.increment() }
+        let node = try container.resolve(SBNode.self)
+        #expect(node.wired.value == 1)
+        #expect(try container.resolve(SBNode.self) === node)
+        #expect(node.wired.value == 1)
+    }
+
+    /// Threads resolve a weak instance at the top level, and again while they hold the first: the second is the same
+    /// instance, whichever thread built it and however the builds met.
+    @Test func topLevelWeakResolvesOnManyThreadsNeverReplaceAnInstanceThatIsHeld() {
+        let container = Container()
+        container.register(SBNode.self) { _ in SBNode("weak") }.inObjectScope(.weak)
+        let problems = ProblemLog()
+        let finished = runThreads(4, timeout: 60) { _ in
+            for _ in 0..<(runsUnderSanitizer ? 2_000 : 20_000) {
+                do {
+                    let held = try container.resolve(SBNode.self)
+                    let again = try container.resolve(SBNode.self)
+                    problems.check(held === again, "a held weak instance was replaced")
                 } catch {
                     problems.record("resolve threw \(error)")
                 }

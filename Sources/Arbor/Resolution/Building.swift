@@ -70,7 +70,7 @@ extension Resolution {
         if let claim = building.claim {
             if building.kind == .weak, object(in: instance) == nil {
                 abandon(claim.storage.object)
-            } else {
+            } else if !publishedAtOnce(instance, building, in: claim.storage.object) {
                 built(instance, in: claim.storage.object)
             }
         }
@@ -108,6 +108,20 @@ extension Resolution {
     }
 
     // MARK: Claims
+
+    /// Publishes the instance of a claimed build that ends its resolution — the outermost build, with no hook of its
+    /// own or of anything built before it left to run, nothing else claimed, nothing watching — as it is recorded,
+    /// where `complete` would have published it next. Whether it did; otherwise the caller records it with `built`.
+    @inline(__always)
+    func publishedAtOnce<Service>(_ instance: Service, _ building: Building, in storage: InstanceStorage) -> Bool {
+        guard building.depth == 0, !hasPendingHooks, !isWatched, !building.entry.withObject({ $0.hasHooks }) else {
+            return false
+        }
+        let member = self.member
+        return withClaims {
+            CreationCoordinator.shared.builtAndPublished(instance, in: storage, by: member, claims: &$0)
+        }
+    }
 
     /// Records the instance the factory of a claimed storage returned: its creation group shares it from now on.
     @inline(__always)

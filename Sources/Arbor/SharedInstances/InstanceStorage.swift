@@ -383,12 +383,27 @@ final class InstanceStorage: @unchecked Sendable {
     func builtSolo(
         _ stored: StoredValue, by member: CreationCoordinator.Member, sequence: UInt64
     ) -> StoredValue?? {
+        withLock { recordBuiltSoloLocked(stored, by: member, sequence: sequence) }
+    }
+
+    /// `builtSolo` then `publishSolo`, in one critical section: what the storage held before, and what publishing
+    /// hands back; `nil`, having done nothing, if the build was promoted.
+    func builtAndPublishedSolo(
+        _ stored: StoredValue, by member: CreationCoordinator.Member, sequence: UInt64
+    ) -> (replaced: StoredValue?, publication: Publication)? {
         withLock {
-            guard soloBuilder == member, !isPromoted else { return nil }
-            self.sequence = sequence
-            defer { value = stored }
-            return .some(value)
+            guard let replaced = recordBuiltSoloLocked(stored, by: member, sequence: sequence) else { return nil }
+            return (replaced, publishLocked())
         }
+    }
+
+    private func recordBuiltSoloLocked(
+        _ stored: StoredValue, by member: CreationCoordinator.Member, sequence: UInt64
+    ) -> StoredValue?? {
+        guard soloBuilder == member, !isPromoted else { return nil }
+        self.sequence = sequence
+        defer { value = stored }
+        return .some(value)
     }
 
     /// Publishes `member`'s solo build; `nil`, having done nothing, if it was promoted.

@@ -21,6 +21,11 @@ struct SoloClaims {
     /// The claimed storages, in the order of `claims`.
     var storages: LazyMapSequence<[Claim], InstanceStorage> { claims.lazy.map(\.storage) }
 
+    /// Whether `storage` is the one storage claimed, and not promoted.
+    func isOnly(_ storage: InstanceStorage) -> Bool {
+        claims.count == 1 && claims[0].storage === storage && !wasPromoted
+    }
+
     func contains(_ storage: InstanceStorage) -> Bool {
         claims.contains { $0.storage === storage }
     }
