@@ -107,10 +107,14 @@ extension Resolution {
         let lookup = try lookUpTopLevel(key, in: container)
         // Fast path: an instance a permanent or weak registration already holds needs no resolution at all, unless
         // something watches.
+        var foundNoneHeld = false
         if let found = lookup.found, found.shape == .held, lookup.diagnostics == nil {
             do throws(NotHeld) { return try found.loadHeld(as: Service.self, protectedBy: threadHazard) } catch {}
+            foundNoneHeld = true
         }
-        begin(key, in: container, maxDepth: lookup.depthLimit, diagnostics: lookup.diagnostics)
+        begin(
+            key, in: container, maxDepth: lookup.depthLimit, diagnostics: lookup.diagnostics,
+            foundNoneHeld: foundNoneHeld)
         do {
             let instance = try resolveFound(lookup.found)
             try complete(key)
@@ -171,10 +175,14 @@ extension Resolution {
         defer { reader?.exit() }
         let lookup = try lookUpTopLevel(key, in: container)
         guard lookup.found != nil || Service.self is any AsyncDerivedService.Type else { return try unregistered() }
+        var foundNoneHeld = false
         if arguments == nil, let found = lookup.found, found.shape == .held, lookup.diagnostics == nil {
             do throws(NotHeld) { return try found.loadHeld(as: Service.self, protectedBy: threadHazard) } catch {}
+            foundNoneHeld = true
         }
-        begin(key, in: container, maxDepth: lookup.depthLimit, diagnostics: lookup.diagnostics)
+        begin(
+            key, in: container, maxDepth: lookup.depthLimit, diagnostics: lookup.diagnostics,
+            foundNoneHeld: foundNoneHeld)
         do {
             let instance: Service = try await resolveAsync(key, found: lookup.found, depth: 0, arguments: arguments)
             try await completeAsync(key)

@@ -43,6 +43,9 @@ struct ResolutionState {
     fileprivate var hooks = HookQueue()
     /// The permanent, weak and per-container instances this resolution claimed (``CreationCoordinator``).
     fileprivate var claims = Claims()
+    /// Set when the top-level resolve read the found registration's held instance, before it began, and found none:
+    /// the rules need not read it again at depth 0 (see `RuleDecision.stored`).
+    fileprivate var topLevelFoundNoneHeld = false
     /// The observers and validation watching the origin. Usually `nil`: then they cost one check per resolve.
     fileprivate var diagnostics: Diagnostics?
     /// What the observers are told, while observers watch the running resolve (``Observation``). Usually `nil`.
@@ -155,7 +158,11 @@ extension Resolution {
 
     /// Starts a top-level resolve of `key` in `container`. A synchronous resolution becomes its thread's active one;
     /// an `async` one is owned by the current task instead. With `diagnostics`, it tells the observers, if any.
-    func begin(_ key: ServiceKey, in container: Container, maxDepth: Int, diagnostics: Diagnostics?) {
+    func begin(
+        _ key: ServiceKey, in container: Container, maxDepth: Int, diagnostics: Diagnostics?,
+        foundNoneHeld: Bool = false
+    ) {
+        state.value.topLevelFoundNoneHeld = foundNoneHeld
         state.value.origin = Unretained(container, retainedInChecks: false)
         state.value.context = state.value.origin
         state.value.maxDepth = maxDepth
@@ -416,6 +423,10 @@ extension Resolution {
     func withClaims<Result>(_ body: (inout Claims) throws -> Result) rethrows -> Result {
         try body(&state.value.claims)
     }
+
+    /// Whether the top-level resolve found no instance held before it began (`begin(_:in:maxDepth:diagnostics:foundNoneHeld:)`).
+    @inline(__always)
+    var topLevelFoundNoneHeld: Bool { state.value.topLevelFoundNoneHeld }
 
     /// Whether the resolution claimed anything it must publish or abandon when it ends.
     @inline(__always)

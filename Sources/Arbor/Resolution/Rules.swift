@@ -21,8 +21,9 @@ enum RuleDecision {
     case inGraph(Int)
     /// A storage keeps the instance: take what it holds, or acquire it — build it from `owner`, the container that
     /// keeps it, or wait for the resolution that builds it. The owner keeps the storage alive. `mayHold` is `false`
-    /// for a storage the decision made: there is nothing to take yet, and the resolve goes straight to acquiring
-    /// (a lock and an unlock fewer for a request child's per-container instance).
+    /// for a storage the decision made, and at depth 0 for one the top-level resolve has just read and found empty:
+    /// the resolve goes straight to acquiring, which takes a held instance too (a lock, an unlock and a thrown
+    /// `NotHeld` fewer for a request child's per-container instance, and for a weak instance built again).
     case stored(Unretained<InstanceStorage>, owner: Unretained<Container>, mayHold: Bool)
 }
 
@@ -49,7 +50,8 @@ extension Resolution {
             guard let storage = found.entry.withObject({ $0.heldStorage }) else {
                 preconditionFailure("A registration that keeps its instances has a storage.")
             }
-            return .stored(storage, owner: found.ownerReference, mayHold: true)
+            // At depth 0, the top-level resolve may have just read it and found none.
+            return .stored(storage, owner: found.ownerReference, mayHold: depth != 0 || !topLevelFoundNoneHeld)
         case .perContainer:
             // One per registration and origin, kept by the origin, and built from it. The origin keeps its
             // per-container storages until it is deinitialised, and the caller keeps the origin.
