@@ -156,20 +156,24 @@ public final class Container: Resolver, @unchecked Sendable {
 
     /// The storage of `entry`'s per-container instance in this container, made on first use; unretained: the container
     /// keeps its per-container storages until it is deinitialised, and a resolve that reads one keeps the container
-    /// alive. `isNew` when this call made it: it holds nothing yet.
+    /// alive. `isNew` when this call made it: it holds nothing yet. Given a `member` that builds solo, a storage made
+    /// here is claimed for it in the same critical section (`claimed`), as `InstanceStorage.claimSolo` would: nothing
+    /// else can have seen it yet.
     @inline(__always)
     func perContainerStorageReference(
-        for entry: Unretained<ServiceEntry>
-    ) -> (storage: Unretained<InstanceStorage>, isNew: Bool) {
+        for entry: Unretained<ServiceEntry>, claimingFor member: CreationCoordinator.Member? = nil
+    ) -> (storage: Unretained<InstanceStorage>, isNew: Bool, claimed: Bool) {
         registry.withLock { registry in
             let identity = entry.withObject { $0.identity }
-            if let storage = registry.perContainer.reference(for: identity) { return (storage, false) }
+            if let storage = registry.perContainer.reference(for: identity) { return (storage, false, false) }
             let storage = entry.withObject { entry in
                 InstanceStorage(
                     retention: .strong, releaseHooks: entry.releaseHooks, lock: self.registry, key: entry.key)
             }
             registry.perContainer.add(storage, for: identity)
-            return (Unretained(storage, retainedInChecks: false), true)
+            var claimed = false
+            if let member, case .claimed = storage.claimSoloLocked(by: member) { claimed = true }
+            return (Unretained(storage, retainedInChecks: false), true, claimed)
         }
     }
 

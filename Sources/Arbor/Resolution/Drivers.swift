@@ -55,6 +55,8 @@ extension Resolution {
                 return try cast(instance, key: key)
             }
             building = try beginClaimedBuild(found, key: key, storage: storage, owner: owner, depth: depth)
+        case .claimed(let storage, let owner):
+            building = try beginClaimedBuild(found, key: key, storage: storage.object, owner: owner, depth: depth)
         }
         let instance: Service
         do {
@@ -169,6 +171,8 @@ extension Resolution {
                 return try cast(instance, key: key)
             }
             building = try beginClaimedBuild(found, key: key, storage: storage, owner: owner, depth: depth)
+        case .claimed(let storage, let owner):
+            building = try beginClaimedBuild(found, key: key, storage: storage.object, owner: owner, depth: depth)
         }
         let instance: Service
         do {

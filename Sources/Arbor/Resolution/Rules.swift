@@ -25,6 +25,9 @@ enum RuleDecision {
     /// the resolve goes straight to acquiring, which takes a held instance too (a lock, an unlock and a thrown
     /// `NotHeld` fewer for a request child's per-container instance, and for a weak instance built again).
     case stored(Unretained<InstanceStorage>, owner: Unretained<Container>, mayHold: Bool)
+    /// A per-container storage the decision made and claimed solo for this resolution, as acquiring it would have:
+    /// build it from `owner` (a lock of the origin fewer than making it, then claiming it).
+    case claimed(Unretained<InstanceStorage>, owner: Unretained<Container>)
 }
 
 extension Resolution {
@@ -56,8 +59,12 @@ extension Resolution {
             // One per registration and origin, kept by the origin, and built from it. The origin keeps its
             // per-container storages until it is deinitialised, and the caller keeps the origin.
             let origin = originReference
-            let (storage, isNew) = origin.withObject { $0.perContainerStorageReference(for: found.entry) }
-            return .stored(storage, owner: origin, mayHold: !isNew)
+            // A resolution without a creation group builds solo: a storage made now is claimed as it is made.
+            let member = withClaims { $0.group == nil } ? self.member : nil
+            let made = origin.withObject { $0.perContainerStorageReference(for: found.entry, claimingFor: member) }
+            guard made.claimed else { return .stored(made.storage, owner: origin, mayHold: !made.isNew) }
+            withClaims { $0.solo.append(made.storage.object) }
+            return .claimed(made.storage, owner: origin)
         }
     }
 

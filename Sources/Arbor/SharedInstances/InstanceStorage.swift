@@ -357,24 +357,27 @@ final class InstanceStorage: @unchecked Sendable {
 
     /// Claims the storage for `member` alone, if nothing holds or builds its instance.
     func claimSolo(by member: CreationCoordinator.Member) -> SoloAttempt {
-        withLock {
-            switch state {
-            case .building:
-                guard soloBuilder == member, !isPromoted else { return .unavailable }
-                if let value { return .shared(value.asAny) }
-                return .circular
-            case .holding where retention == .strong || weakObject != nil:
-                return .unavailable
-            case .empty, .holding:
-                if isClosedLocked { return .closed }
-                if isRetired { return .retired }
-                state = .building
-                weakObject = nil
-                soloBuilder = member
-                isPromoted = false
-                defer { value = nil }
-                return .claimed(stale: value)
-            }
+        withLock { claimSoloLocked(by: member) }
+    }
+
+    /// `claimSolo`, with the owning container's lock already held: a per-container storage claimed as it is made.
+    func claimSoloLocked(by member: CreationCoordinator.Member) -> SoloAttempt {
+        switch state {
+        case .building:
+            guard soloBuilder == member, !isPromoted else { return .unavailable }
+            if let value { return .shared(value.asAny) }
+            return .circular
+        case .holding where retention == .strong || weakObject != nil:
+            return .unavailable
+        case .empty, .holding:
+            if isClosedLocked { return .closed }
+            if isRetired { return .retired }
+            state = .building
+            weakObject = nil
+            soloBuilder = member
+            isPromoted = false
+            defer { value = nil }
+            return .claimed(stale: value)
         }
     }
 
