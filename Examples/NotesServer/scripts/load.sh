@@ -14,6 +14,8 @@
 #   ROUNDS=5  DURATION=10s  THREADS=2  CONNECTIONS=32  TOTAL=1000000  WARMUP=50000  SAMPLE_EVERY=100000
 #   SLICE=3s  PORT=8081 (the four servers take PORT to PORT+3)  NOTES=20  FRAMEWORKS="hummingbird vapor"
 #   RELEASE_HOOKS=synchronous (or awaited: how the Arbor-wired Vapor server closes a request's child)
+#   BY_THREAD=0 (1: after each round, each wiring's CPU time and context switches a request by kind of thread, the
+#   event loops and the concurrency runtime's pool, from /proc/PID/task; a thread that ends during a run is missed)
 # Needs wrk (`apt-get install -y wrk`), curl and awk; Linux, for /proc/PID/status.
 set -euo pipefail
 
@@ -29,6 +31,7 @@ PORT=${PORT:-8081}
 NOTES=${NOTES:-20}
 FRAMEWORKS=${FRAMEWORKS:-hummingbird vapor}
 RELEASE_HOOKS=${RELEASE_HOOKS:-synchronous}
+BY_THREAD=${BY_THREAD:-0}
 
 package="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 for tool in wrk curl awk; do
@@ -109,9 +112,17 @@ measure() {
     shift 2
     local output before after
     before=$(cpu_ticks "$name")
+    if [[ $BY_THREAD == 1 ]]; then thread_stats "$name" >"$work/threads-before"; fi
     output=$(wrk -t"$THREADS" -c"$CONNECTIONS" -d"$duration" -s "$work/cycle.lua" \
         "http://127.0.0.1:${port_of[$name]}" -- "$@")
     after=$(cpu_ticks "$name")
+    if [[ $BY_THREAD == 1 ]]; then
+        thread_stats "$name" >"$work/threads-after"
+        join "$work/threads-before" "$work/threads-after" | awk -v hz="$(getconf CLK_TCK)" \
+            -v count="$(awk '/ requests in / { print $1 }' <<<"$output")" '$5 + $6 + $7 > $2 + $3 + $4 {
+                printf "    %-22s %7.1f µs  %6.3f voluntary  %6.3f involuntary switches a request\n", $1,
+                    ($5 - $2) / hz * 1e6 / count, ($6 - $3) / count, ($7 - $4) / count }' >"$work/threads-$name"
+    fi
     if grep -q "Non-2xx\|Socket errors" <<<"$output"; then
         echo "wrk reported errors:" >&2
         echo "$output" >&2
@@ -124,6 +135,20 @@ measure() {
 
 # cpu_ticks SERVER: the server's user + system time so far, in clock ticks.
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/${pid_of[$1]}/stat"; }
+
+# thread_stats SERVER: per kind of thread (NIO's event loops, the concurrency runtime's pool, others by name), the
+# user + system time in clock ticks and the voluntary and involuntary context switches so far, a line each, sorted for
+# `join`.
+thread_stats() {
+    local task
+    for task in "/proc/${pid_of[$1]}"/task/*; do
+        printf '%s %s %s\n' "$(tr -c 'A-Za-z0-9.#\n-' '_' <"$task/comm")" "$(awk '{ print $14 + $15 }' "$task/stat")" \
+            "$(awk '/^voluntary_ctxt/ { v = $2 } /^nonvoluntary_ctxt/ { n = $2 } END { print v, n }' "$task/status")"
+    done | awk '{
+            kind = ($1 ~ /^NIO-/) ? "event-loops" : ($1 ~ /default-qos/) ? "concurrency-pool" : $1
+            t[kind] += $2; v[kind] += $3; n[kind] += $4 }
+        END { for (kind in t) print kind, t[kind], v[kind], n[kind] }' | sort
+}
 
 median() { sort -g | awk '{ value[NR] = $1 } END { print (NR % 2) ? value[(NR + 1) / 2] : (value[NR / 2] + value[NR / 2 + 1]) / 2 }'; }
 
@@ -182,6 +207,12 @@ for round in $(seq "$ROUNDS"); do
                 >>"$work/extra-$framework-$workload"
             printf '%-11s %-6s %-6s %12.0f %12.0f %8s %14s %15s %8s\n' "$framework" "$round" "$workload" \
                 "${rate[arbor]}" "${rate[manual]}" "$rate_ratio" "${cost[arbor]}" "${cost[manual]}" "$cost_ratio"
+            if [[ $BY_THREAD == 1 ]]; then
+                for wiring in arbor manual; do
+                    echo "  $wiring, by thread:"
+                    cat "$work/threads-$framework-$wiring"
+                done
+            fi
         done
     done
 done
