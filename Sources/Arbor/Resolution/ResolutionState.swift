@@ -424,7 +424,7 @@ extension Resolution {
         try body(&state.value.claims)
     }
 
-    /// Whether the top-level resolve found no instance held before it began (`begin(_:in:maxDepth:diagnostics:foundNoneHeld:)`).
+    /// Whether the top-level resolve found no instance held before it began (`begin`'s `foundNoneHeld`).
     @inline(__always)
     var topLevelFoundNoneHeld: Bool { state.value.topLevelFoundNoneHeld }
 
