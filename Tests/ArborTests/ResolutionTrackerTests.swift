@@ -15,6 +15,19 @@ private final class SelfCycle {
     init(other: SelfCycle) {}
 }
 
+private protocol Greeter: AnyObject {}
+
+private final class EnglishGreeter: Greeter {}
+
+private final class GreeterPair {
+    let first: any Greeter
+    let second: any Greeter
+    init(first: any Greeter, second: any Greeter) {
+        self.first = first
+        self.second = second
+    }
+}
+
 private final class Node {
     let next: Node?
     init(next: Node?) { self.next = next }
@@ -159,6 +172,32 @@ private final class Step {
         let error = resolutionError { try c.resolve(Node.self, name: "n0") }
         #expect(error?.kind == .depthLimitExceeded)
         #expect(error?.key == ServiceKey(Node.self, name: "n1"))
+    }
+
+    @Test func anInstanceAlreadyHeldPastTheDepthLimitStillThrows() throws {
+        // A nested resolve of an instance a permanent or weak registration already holds takes it without building,
+        // but the depth limit applies to it as to any other: the same error before and after it was built.
+        let c = Container()
+        c.maxResolutionDepth = 0
+        c.register((any Greeter).self) { _ in EnglishGreeter() }.inObjectScope(.permanent)
+        c.register(Node.self, name: "uses greeter") { r in
+            _ = try r.resolve((any Greeter).self)
+            return Node(next: nil)
+        }
+        let greeter = try c.resolve((any Greeter).self)  // held from now on
+        let error = resolutionError { try c.resolve(Node.self, name: "uses greeter") }
+        #expect(error?.kind == .depthLimitExceeded)
+        #expect(error?.key == ServiceKey((any Greeter).self))
+
+        c.maxResolutionDepth = 1
+        let child = c.makeChild()
+        child.register(GreeterPair.self) { r in
+            GreeterPair(first: try r.resolve((any Greeter).self), second: try r.resolve((any Greeter).self))
+        }
+        // From a child, under a protocol type: the very instance the root holds, each time.
+        let pair = try child.resolve(GreeterPair.self)
+        #expect(pair.first === greeter)
+        #expect(pair.second === greeter)
     }
 
     @Test func aResolveInAHookCountsOneLevelDeeperThanItsInstance() throws {

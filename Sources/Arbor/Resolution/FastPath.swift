@@ -20,6 +20,15 @@ extension Resolution {
     /// The outermost build of a transient registration without hooks or arguments: `resolvePlain` without the
     /// checks that cannot fail at depth 0 with nothing else being built (no cycle, no depth limit: it is at least
     /// 0).
+    /// The instance a permanent or weak registration holds, for a nested resolve while nothing watches: what the rules
+    /// would return for it (``decide(_:found:depth:)`` then ``takeHeld(_:found:depth:)``), without their frame.
+    /// Throws when there is none to take, or the depth is past the limit: the rules then decide, and throw.
+    @inline(__always)
+    func takeHeldQuickly<Service>(_ found: Found, depth: Int) throws(NotHeld) -> Service {
+        guard found.shape == .held, diagnostics == nil, depth <= maxDepth else { throw NotHeld() }
+        return try found.loadHeld(as: Service.self, protectedBy: threadHazard)
+    }
+
     @inline(__always)
     func buildOutermost<Service>(_ found: Found, key: ServiceKey) throws -> Service {
         let slot = GraphSlot(registration: found.identity, context: context)

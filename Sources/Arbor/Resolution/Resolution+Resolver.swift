@@ -10,9 +10,13 @@ extension Resolution {
         let key = ServiceKey(serviceType: serviceType, name: name, argumentsType: Void.self)
         guard isUsable() else { return try originForNewResolution(key).resolve(serviceType, name: name) }
         let depth = self.depth + 1
-        // The common case inline: a transient or graph-scoped registration, while nothing watches.
+        // The common cases inline, while nothing watches: a transient or graph-scoped registration, and an instance a
+        // permanent or weak registration holds.
         let found = find(key, in: context)
-        if let found, takesFastPath(found) { return try resolvePlain(found, key: key, depth: depth) }
+        if let found {
+            if takesFastPath(found) { return try resolvePlain(found, key: key, depth: depth) }
+            do throws(NotHeld) { return try takeHeldQuickly(found, depth: depth) } catch {}
+        }
         return try resolve(key, found: found, depth: depth)
     }
 
