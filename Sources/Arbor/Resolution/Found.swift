@@ -27,6 +27,10 @@ struct Found {
     /// Whether a resolve needs the factory and the hooks only: a transient or graph-scoped registration.
     var isPlain: Bool { entry.withObject { $0.isPlain } }
 
+    /// Whether the registration keeps its instance in a storage of its own: a permanent or weak one (a per-container
+    /// registration's instances are kept by the containers that resolve it).
+    var hasHeldStorage: Bool { entry.withObject { $0.heldStorage != nil } }
+
     var hasHooks: Bool { entry.withObject { $0.hasHooks } }
 
     var factoryKind: FactoryKind { entry.withObject { $0.factoryKind } }

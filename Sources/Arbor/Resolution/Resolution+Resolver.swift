@@ -15,7 +15,9 @@ extension Resolution {
         let found = find(key, in: context)
         if let found {
             if takesFastPath(found) { return try resolvePlain(found, key: key, depth: depth) }
-            do throws(NotHeld) { return try takeHeldQuickly(found, depth: depth) } catch {}
+            if found.hasHeldStorage {
+                do throws(NotHeld) { return try takeHeldQuickly(found, depth: depth) } catch {}
+            }
         }
         return try resolve(key, found: found, depth: depth)
     }
