@@ -2,9 +2,10 @@ internal import ArborPrimitives
 
 /// The fast path: an optimisation of the rules (Rules.swift) for the registrations that need nothing but their
 /// factory and hooks — transient and graph-scoped ones, not forwards — while nothing watches the resolution (no leak
-/// tracker, no validation). `takesFastPath` is the one eligibility check; everything else takes the rules. The
-/// property-based tests run every seeded graph both ways — a leak tracker attached makes every resolve take the rules
-/// — and compare each with the reference model.
+/// tracker, no validation). `takesFastPath` is the one eligibility check; everything else takes the rules. A nested
+/// resolve also takes, while nothing watches, an instance a permanent or weak registration already holds
+/// (`takeHeldQuickly`); when there is none, the rules build it. The property-based tests run every seeded graph both
+/// ways — a leak tracker attached makes every resolve take the rules — and compare each with the reference model.
 ///
 /// It is written as steps, `beginPlain` and `finishPlain` (or `failPlain`), around the factory call: the synchronous
 /// resolve calls the factory between them, and the `async` plain path (AsyncPlainPath.swift) awaits it there, in the
@@ -17,9 +18,6 @@ extension Resolution {
         found.isPlain && diagnostics == nil
     }
 
-    /// The outermost build of a transient registration without hooks or arguments: `resolvePlain` without the
-    /// checks that cannot fail at depth 0 with nothing else being built (no cycle, no depth limit: it is at least
-    /// 0).
     /// The instance a permanent or weak registration holds, for a nested resolve while nothing watches: what the rules
     /// would return for it (``decide(_:found:depth:)`` then ``takeHeld(_:found:depth:)``), without their frame.
     /// Throws when there is none to take, or the depth is past the limit: the rules then decide, and throw.
@@ -34,6 +32,9 @@ extension Resolution {
         return try found.loadHeld(as: Service.self, protectedBy: threadHazard)
     }
 
+    /// The outermost build of a transient registration without hooks or arguments: `resolvePlain` without the
+    /// checks that cannot fail at depth 0 with nothing else being built (no cycle, no depth limit: it is at least
+    /// 0).
     @inline(__always)
     func buildOutermost<Service>(_ found: Found, key: ServiceKey) throws -> Service {
         let slot = GraphSlot(registration: found.identity, context: context)
