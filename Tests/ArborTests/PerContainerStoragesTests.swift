@@ -3,7 +3,7 @@ import Testing
 @testable import Arbor
 
 @Suite struct PerContainerStoragesTests {
-    @Test(arguments: [0, 1, 15, 16, 17, 40])
+    @Test(arguments: [0, 1, 2, 15, 16, 17, 40])
     func findsEveryStorageItWasGivenAndNoOther(count: Int) {
         let container = Container()
         var storages = PerContainerStorages()
