@@ -108,7 +108,7 @@ extension Resolution {
         // Fast path: an instance a permanent or weak registration already holds needs no resolution at all, unless
         // something watches.
         var foundNoneHeld = false
-        if let found = lookup.found, found.shape == .held, lookup.diagnostics == nil {
+        if let found = lookup.found, found.hasHeldStorage, lookup.diagnostics == nil {
             do throws(NotHeld) { return try found.loadHeld(as: Service.self, protectedBy: threadHazard) } catch {}
             foundNoneHeld = true
         }
@@ -176,7 +176,7 @@ extension Resolution {
         let lookup = try lookUpTopLevel(key, in: container)
         guard lookup.found != nil || Service.self is any AsyncDerivedService.Type else { return try unregistered() }
         var foundNoneHeld = false
-        if arguments == nil, let found = lookup.found, found.shape == .held, lookup.diagnostics == nil {
+        if arguments == nil, let found = lookup.found, found.hasHeldStorage, lookup.diagnostics == nil {
             do throws(NotHeld) { return try found.loadHeld(as: Service.self, protectedBy: threadHazard) } catch {}
             foundNoneHeld = true
         }

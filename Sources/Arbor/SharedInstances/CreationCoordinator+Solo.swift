@@ -56,26 +56,13 @@ extension CreationCoordinator {
         _ instance: Service, in storage: InstanceStorage, by member: Member, claims: inout Claims
     ) -> Bool {
         guard claims.group == nil, claims.solo.isOnly(storage) else { return false }
-        let sequence = Self.nextBuildSequence()
-        // Released after the storage's lock: what it held before, and what publishing let go.
-        let released: ReleasedInstance?
-        if storage.retention == .weak {
-            guard
-                let replaced = storage.builtAndPublishedSolo(
-                    weakly: object(in: instance), by: member, sequence: sequence)
-            else { return false }
-            withExtendedLifetime(replaced) {}
-            released = nil
-        } else {
-            guard
-                let (replaced, publication) = storage.builtAndPublishedSolo(
-                    StoredValue.make(instance), by: member, sequence: sequence)
-            else { return false }
-            withExtendedLifetime((replaced, publication.dropped)) {}
-            released = publication.released
-        }
+        guard
+            let (replaced, publication) = storage.builtAndPublishedSolo(
+                instance, by: member, sequence: Self.nextBuildSequence())
+        else { return false }
         claims.solo.removeAll()
-        if let released { ReleasedInstance.run([released]) }
+        withExtendedLifetime((replaced, publication.dropped)) {}
+        if let released = publication.released { ReleasedInstance.run([released]) }
         return true
     }
 
