@@ -3,9 +3,12 @@ public import CArborSupport
 
 /// Identifies the calling thread, so that a resolution can tell whether it is being used on the thread that owns it.
 ///
-/// The address of a thread-local variable: unique among the threads that are running, and read without a library
-/// call (measured: `pthread_self` and `pthread_equal` were two calls on every nested resolve). Compared, never
-/// dereferenced.
+/// A number the thread takes from a process-wide counter on first use, kept in a thread-local variable: read without a
+/// library call (measured: `pthread_self` and `pthread_equal` were two calls on every nested resolve), and never the
+/// number of another thread, also one that has exited. A resolution bound to a thread keeps that thread's look-up
+/// cache, which goes when the thread exits; the address of a thread-local variable, used before, came back for a
+/// thread made after another exited, and a pooled `async` resolution took the new thread for the old one and read
+/// the freed cache.
 @usableFromInline
 package struct ThreadID: Hashable, Sendable {
     @usableFromInline let marker: UInt
@@ -16,11 +19,11 @@ package struct ThreadID: Hashable, Sendable {
     /// The calling thread.
     @inlinable
     @inline(__always)
-    package static var current: ThreadID { ThreadID(marker: UInt(bitPattern: carbor_thread_marker())) }
+    package static var current: ThreadID { ThreadID(marker: UInt(carbor_thread_marker())) }
 
     /// An identity no thread has, made from `number` (a number no other caller used): what stands for a thread where
     /// work that is not bound to one — an `async` resolution, which moves between threads — takes part in bookkeeping
-    /// kept by thread. Thread markers are addresses of a word, so they are even; these are odd.
+    /// kept by thread. Thread markers are even; these are odd.
     @inlinable
     package static func unbound(_ number: Int) -> ThreadID {
         ThreadID(marker: UInt(bitPattern: number) &<< 1 | 1)

@@ -18,6 +18,21 @@ import Testing
         #expect(box.sameTwice)
     }
 
+    /// A resolution remembers the thread it is bound to by its ID and keeps that thread's look-up cache; the cache
+    /// goes with the thread. If a thread made later had the same ID, a resolution bound to the first one would take
+    /// the new thread for it and keep using the freed cache (it did: an `async` resolution, pooled on a thread of the
+    /// concurrency runtime's pool that had replaced an exited one, crashed in its first look-up).
+    @Test func aThreadMadeAfterAnotherExitedNeverHasItsID() throws {
+        var seen: Set<ThreadID> = [ThreadID.current]
+        // One after another, each joined before the next starts: the system reuses an exited thread's stack and
+        // thread-local storage for the next one.
+        for _ in 0..<50 {
+            let id = try #require(idOfAThreadThatRanAndExited())
+            #expect(!seen.contains(id), "A new thread has the ID of one that ran before it")
+            seen.insert(id)
+        }
+    }
+
     @Test func anUnboundIDIsNoThreadsAndTellsNumbersApart() {
         let first = ThreadID.unbound(1)
         #expect(first == ThreadID.unbound(1))
@@ -27,6 +42,33 @@ import Testing
         #expect(first.isUnbound)
         #expect(!ThreadID.current.isUnbound)
     }
+}
+
+/// Runs a thread, waits for it to exit (`pthread_join`), and returns the ID it had.
+private func idOfAThreadThatRanAndExited() -> ThreadID? {
+    let box = Unmanaged.passRetained(IDBox())
+    #if canImport(Darwin)
+    var thread: pthread_t?
+    #else
+    var thread = pthread_t()
+    #endif
+    let started = pthread_create(
+        &thread, nil,
+        { argument in
+            guard let argument else { return nil }
+            Unmanaged<IDBox>.fromOpaque(argument).takeUnretainedValue().value = ThreadID.current
+            return nil
+        }, box.toOpaque())
+    guard started == 0 else {
+        box.release()
+        return nil
+    }
+    #if canImport(Darwin)
+    pthread_join(thread!, nil)
+    #else
+    pthread_join(thread, nil)
+    #endif
+    return box.takeRetainedValue().value
 }
 
 private final class IDBox: @unchecked Sendable {

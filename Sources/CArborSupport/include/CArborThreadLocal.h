@@ -37,9 +37,20 @@ static inline void *_Nullable *_Nonnull carbor_pooled_resolution_address(void) {
     return &carbor_pooled_resolution;
 }
 
-/// An address unique to the calling thread while it runs: tells threads apart without a library call.
-static inline const void *_Nonnull carbor_thread_marker(void) {
-    return &carbor_pooled_resolution;
+/// The calling thread's number, or 0 before `carbor_thread_marker` gave it one.
+extern _Thread_local uintptr_t carbor_thread_number;
+
+/// Gives the calling thread its number: the next of a process-wide counter, times two (even, never 0).
+uintptr_t carbor_thread_number_assign(void);
+
+/// A number unique to the calling thread, that no other thread ever has, also after this one exits: tells threads
+/// apart without a library call. (An address of a thread-local variable did not: a thread made after another exited
+/// got the same one, with the same stack and thread-local storage.) Even: odd numbers are free for identities that
+/// stand for no thread.
+static inline uintptr_t carbor_thread_marker(void) {
+    uintptr_t number = carbor_thread_number;
+    if (__builtin_expect(number != 0, 1)) return number;
+    return carbor_thread_number_assign();
 }
 
 /// The lowest address of the calling thread's stack (stacks grow down), or 0 if the system does not tell.
