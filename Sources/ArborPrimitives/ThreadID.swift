@@ -3,9 +3,9 @@ public import CArborSupport
 
 /// Identifies the calling thread, so that a resolution can tell whether it is being used on the thread that owns it.
 ///
-/// A number the thread takes from a process-wide counter on first use, kept in a thread-local variable: read without a
-/// library call (measured: `pthread_self` and `pthread_equal` were two calls on every nested resolve), and never the
-/// number of another thread, also one that has exited. A resolution bound to a thread keeps that thread's look-up
+/// A number the thread takes on first use (a ``UniqueNumber``, doubled: even), kept in a thread-local variable: read
+/// without a library call (measured: `pthread_self` and `pthread_equal` were two calls on every nested resolve), and
+/// never the number of another thread, also one that has exited. A resolution bound to a thread keeps that thread's look-up
 /// cache, which goes when the thread exits; the address of a thread-local variable, used before, came back for a
 /// thread made after another exited, and a pooled `async` resolution took the new thread for the old one and read
 /// the freed cache.
@@ -19,7 +19,20 @@ package struct ThreadID: Hashable, Sendable {
     /// The calling thread.
     @inlinable
     @inline(__always)
-    package static var current: ThreadID { ThreadID(marker: UInt(carbor_thread_marker())) }
+    package static var current: ThreadID {
+        let marker = carbor_get_thread_number()
+        if _fastPath(marker != 0) { return ThreadID(marker: marker) }
+        return numberTheCurrentThread()
+    }
+
+    /// Gives the calling thread its number, on its first use of ``current``.
+    @usableFromInline
+    @inline(never)
+    static func numberTheCurrentThread() -> ThreadID {
+        let marker = UInt(bitPattern: UniqueNumber.next()) &<< 1
+        carbor_set_thread_number(marker)
+        return ThreadID(marker: marker)
+    }
 
     /// An identity no thread has, made from `number` (a number no other caller used): what stands for a thread where
     /// work that is not bound to one — an `async` resolution, which moves between threads — takes part in bookkeeping

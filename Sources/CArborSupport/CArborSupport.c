@@ -30,15 +30,6 @@ __attribute__((nodebug)) _Thread_local void *_Nullable carbor_pooled_resolution 
 __attribute__((nodebug)) _Thread_local void *_Nullable carbor_thread_context = 0;
 __attribute__((nodebug)) _Thread_local uintptr_t carbor_thread_number = 0;
 
-/// The last thread number given out, halved.
-static uintptr_t carbor_thread_numbers = 0;
-
-__attribute__((nodebug)) uintptr_t carbor_thread_number_assign(void) {
-    uintptr_t number = (__atomic_add_fetch(&carbor_thread_numbers, 1, __ATOMIC_RELAXED)) << 1;
-    carbor_thread_number = number;
-    return number;
-}
-
 __attribute__((nodebug)) int carbor_process_barrier_register(void) {
 #if defined(__linux__) && defined(__NR_membarrier)
     long commands = syscall(__NR_membarrier, carbor_membarrier_query, 0, 0);

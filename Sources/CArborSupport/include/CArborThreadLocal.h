@@ -1,4 +1,4 @@
-// The calling thread's resolving state and its pooled resolution, in C thread-local variables.
+// The calling thread's resolving state, its pooled resolution and its number, in C thread-local variables.
 //
 // `pthread_getspecific` is a library call on every top-level resolve; a thread-local variable is an offset from
 // the thread pointer. Arbor still registers a `pthread_key_t` destructor to release the thread's state when the
@@ -37,20 +37,16 @@ static inline void *_Nullable *_Nonnull carbor_pooled_resolution_address(void) {
     return &carbor_pooled_resolution;
 }
 
-/// The calling thread's number, or 0 before `carbor_thread_marker` gave it one.
 extern _Thread_local uintptr_t carbor_thread_number;
 
-/// Gives the calling thread its number: the next of a process-wide counter, times two (even, never 0).
-uintptr_t carbor_thread_number_assign(void);
+/// The calling thread's number (``ThreadID``), or 0 before it has one.
+static inline uintptr_t carbor_get_thread_number(void) {
+    return carbor_thread_number;
+}
 
-/// A number unique to the calling thread, that no other thread ever has, also after this one exits: tells threads
-/// apart without a library call. (An address of a thread-local variable did not: a thread made after another exited
-/// got the same one, with the same stack and thread-local storage.) Even: odd numbers are free for identities that
-/// stand for no thread.
-static inline uintptr_t carbor_thread_marker(void) {
-    uintptr_t number = carbor_thread_number;
-    if (__builtin_expect(number != 0, 1)) return number;
-    return carbor_thread_number_assign();
+/// Sets the calling thread's number.
+static inline void carbor_set_thread_number(uintptr_t number) {
+    carbor_thread_number = number;
 }
 
 /// The lowest address of the calling thread's stack (stacks grow down), or 0 if the system does not tell.
