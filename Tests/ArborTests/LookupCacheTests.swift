@@ -61,6 +61,72 @@ private final class Capture: @unchecked Sendable {}
         withExtendedLifetime(kept) {}
     }
 
+    // A new child that registered nothing of a key's type takes its parent's cached answer for a top-level resolve,
+    // without its own lock. Each of its settings, once set, must stop that: the parent has resolved the key first, so
+    // its answer is in the thread's cache every time.
+
+    @Test func aChildClosedAfterItsParentResolvedThrowsOnItsNextResolve() throws {
+        let parent = Container()
+        parent.register(Cached.self) { _ in Cached("parent") }
+        let child = parent.makeChild()
+        _ = try parent.resolve(Cached.self)
+        #expect(try child.resolve(Cached.self).label == "parent")
+
+        child.close()
+        _ = try parent.resolve(Cached.self)
+        #expect(resolutionError { try child.resolve(Cached.self) }?.kind == .containerClosed)
+    }
+
+    @Test func aChildMadeOfAClosedParentThrowsThoughTheParentResolvedBefore() throws {
+        let parent = Container()
+        parent.register(Cached.self) { _ in Cached("parent") }
+        _ = try parent.resolve(Cached.self)
+        let sibling = parent.makeChild()
+        parent.close()
+        let child = parent.makeChild()
+        #expect(resolutionError { try child.resolve(Cached.self) }?.kind == .containerClosed)
+        #expect(resolutionError { try sibling.resolve(Cached.self) }?.kind == .containerClosed)
+    }
+
+    @Test func anObserverOfAChildSeesItsResolvesOfTheParentsServices() throws {
+        let parent = Container()
+        parent.register(Cached.self) { _ in Cached("parent") }.inObjectScope(.transient)
+        let child = parent.makeChild()
+        _ = try parent.resolve(Cached.self)
+        _ = try child.resolve(Cached.self)
+
+        let tracker = LeakTracker(child)
+        let kept = try child.resolve(Cached.self)
+        #expect(tracker.check().leaks.count == 1)
+        withExtendedLifetime(kept) {}
+    }
+
+    @Test func aChildsDepthLimitAppliesToItsResolvesOfTheParentsServices() throws {
+        let parent = Container()
+        parent.register(Cached.self) { _ in Cached("leaf") }
+        parent.register(Dependent.self) { r in Dependent(try r.resolve()) }
+        let child = parent.makeChild()
+        _ = try parent.resolve(Dependent.self)
+        _ = try child.resolve(Dependent.self)
+
+        child.maxResolutionDepth = 0
+        _ = try parent.resolve(Dependent.self)
+        #expect(resolutionError { try child.resolve(Dependent.self) }?.kind == .depthLimitExceeded)
+    }
+
+    @Test func aChildThatRegistersAServiceAfterResolvingTheParentsFindsItsOwn() throws {
+        let parent = Container()
+        parent.register(Cached.self) { _ in Cached("parent") }
+        let child = parent.makeChild()
+        _ = try parent.resolve(Cached.self)
+        #expect(try child.resolve(Cached.self).label == "parent")
+
+        child.register(Cached.self, instance: Cached("child"))
+        _ = try parent.resolve(Cached.self)
+        #expect(try child.resolve(Cached.self).label == "child")
+        #expect(try parent.resolve(Cached.self).label == "parent")
+    }
+
     @Test func aReplacedRegistrationThatWasResolvedIsFreed() throws {
         let container = Container()
         let capture = registerCapturing(in: container, label: "first")

@@ -52,7 +52,9 @@ public final class Container: Resolver, @unchecked Sendable {
     /// Which service types this container has registrations of, as a set of bits (``typeBit(of:)``): one is set when a
     /// registration of a type is added, and never cleared. A nested look-up that finds a type's bit clear needs
     /// nothing of this container, and takes the parent's answer from the thread's cache without this container's
-    /// lock (`Resolution.findSlowly`). Shares `version`'s allocation.
+    /// lock (`Resolution.findSlowly`). The top bit, ``ownSettingsBit``, is set once the container's settings are its
+    /// own (``markSettings(of:)``): until then a top-level look-up needs nothing of it either (`defersToParent`).
+    /// Shares `version`'s allocation.
     var registeredTypes: AtomicWord { version.second }
     /// Identifies the tree: a number the root got when it was made, which threads resolving in the tree publish
     /// (``Reclamation``). Never 0 or 1.
@@ -96,6 +98,7 @@ public final class Container: Resolver, @unchecked Sendable {
                 registry.withLock { registry in
                     if let diagnostics { registry.diagnostics = diagnostics.inherited }
                     registry.isClosed = isClosed
+                    markSettings(of: registry)
                 }
             }
         }
@@ -183,17 +186,46 @@ public final class Container: Resolver, @unchecked Sendable {
     }
 
     /// The bit of `registeredTypes` that stands for `type`: one of 64, from its metadata's address.
+    /// One of the lower 63: the top one is ``ownSettingsBit``.
     @inline(__always)
     static func typeBit(of type: Any.Type) -> Int {
         let mixed = UInt(bitPattern: ObjectIdentifier(type)) &* 0x9E37_79B9_7F4A_7C15
-        return 1 &<< Int(mixed &>> 58)
+        return 1 &<< min(Int(mixed &>> 58), 62)
     }
+
+    /// The bit of `registeredTypes` that says the container's settings may differ from a new container's.
+    static let ownSettingsBit = 1 &<< 63
 
     /// Whether this container may have a registration of `key`: `false` only if it has never had one of its
     /// service type.
     @inline(__always)
     func mayRegister(_ key: ServiceKey) -> Bool {
         registeredTypes.load() & Self.typeBit(of: key.serviceType) != 0
+    }
+
+    /// Whether a top-level look-up of `key` that starts here finds what one that starts in the parent (if any) finds,
+    /// with a new container's settings (``Registry/hasDefaultSettings``): `false` once the container has had a
+    /// registration of the key's type or settings of its own.
+    @inline(__always)
+    func defersToParent(_ key: ServiceKey) -> Bool {
+        let deferring = registeredTypes.load() & (Self.typeBit(of: key.serviceType) | Self.ownSettingsBit) == 0
+        if arborInternalChecksEnabled, deferring {
+            // The bit is set in the critical section that changes the settings: under the lock, settings of its
+            // own come with the bit.
+            registry.withLock { registry in
+                internalInvariant(
+                    registry.hasDefaultSettings || registeredTypes.load() & Self.ownSettingsBit != 0,
+                    "a container's settings changed without markSettings(of:)")
+            }
+        }
+        return deferring
+    }
+
+    /// Records in `registeredTypes` that the settings of `registry`, this container's, are its own, if they are.
+    /// Call with the lock held, in every critical section that changes a setting (``Registry/hasDefaultSettings``).
+    func markSettings(of registry: borrowing Registry) {
+        guard !registry.hasDefaultSettings else { return }
+        registeredTypes.store(registeredTypes.load() | Self.ownSettingsBit)
     }
 
     /// Invalidates every thread's cached look-ups that start in this container. Call after the change.
@@ -261,7 +293,10 @@ public final class Container: Resolver, @unchecked Sendable {
     public var maxResolutionDepth: Int {
         get { registry.withLock { $0.depthLimit } }
         set {
-            registry.withLock { $0.depthLimit = max(0, newValue) }
+            registry.withLock { registry in
+                registry.depthLimit = max(0, newValue)
+                markSettings(of: registry)
+            }
             changed()
         }
     }
@@ -329,6 +364,7 @@ public final class Container: Resolver, @unchecked Sendable {
     func changeObservers(adding added: (any ResolutionObserver)?, removing removed: (any ResolutionObserver)?) {
         let children = registry.withLock { registry in
             registry.diagnostics = Diagnostics.changing(registry.diagnostics, adding: added, removing: removed)
+            markSettings(of: registry)
             return existingChildStripes?.setDiagnostics(registry.diagnostics) ?? []
         }
         changed()
@@ -477,6 +513,7 @@ public final class Container: Resolver, @unchecked Sendable {
         var (released, children) = registry.withLock { registry in
             guard !registry.isClosed else { return ([ReleasedInstance](), [Container]()) }
             registry.isClosed = true
+            markSettings(of: registry)
             // Under the lock, with the flag: a thread that reads `isClosed` afterwards (under this lock) then finds its
             // cached look-ups stale, and its resolve throws instead of using them.
             changed()

@@ -1,12 +1,22 @@
 /// What a container holds: its registrations and settings.
 struct Registry {
+    /// A new container's `depthLimit`.
+    static let defaultDepthLimit = 200
+
     var entries = ServiceTable()
-    var depthLimit = 200
+    var depthLimit = Registry.defaultDepthLimit
     /// Set by `close()`: resolves throw `.containerClosed`.
     var isClosed = false
     /// The observers watching this container (those added to it and to its ancestors), and the validation observer
     /// of a copy made by `validate()`. `nil` when there are neither, which is what resolves check.
     var diagnostics: Diagnostics?
+
+    /// Whether the settings are a new container's: open, unwatched, with the default depth limit. A critical
+    /// section that changes one tells the container (`Container.markSettings(of:)`).
+    var hasDefaultSettings: Bool {
+        guard !isClosed, depthLimit == Registry.defaultDepthLimit, case .none = diagnostics else { return false }
+        return true
+    }
     /// Set by the first look-up that starts here: until then no thread has cached anything for this container, so
     /// a registration need not change its version.
     var isLookedUp = false

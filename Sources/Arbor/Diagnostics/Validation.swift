@@ -292,6 +292,7 @@ extension Container {
             shadow.registry.withLock { registry in
                 registry.diagnostics = Diagnostics(observers: [], validation: observer)
                 registry.depthLimit = depthLimit
+                shadow.markSettings(of: registry)
             }
             shadow.changed()
             for entry in original.entries { shadow.add(entry.copy(for: shadow)) }

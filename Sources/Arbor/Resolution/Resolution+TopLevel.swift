@@ -206,6 +206,17 @@ extension Resolution {
             if hit.isClosed { throw ResolutionError(.containerClosed, key: key, path: [key]) }
             return (hit.found, hit.depthLimit, hit.diagnostics)
         }
+        // A container with nothing of its own for the key and a new container's settings — a request's child, for
+        // the services its root registers — finds what its parent finds: when the thread has that in its cache, take
+        // it, without the container's lock and without a cache slot of its own. (Measured: the lock and the slot
+        // were 700 instructions of a request's two top-level resolves from its child.)
+        if container.defersToParent(key), let parent = container.unretainedParent,
+            let found = withCache({ cache in
+                cache.hit(key, in: parent, version: parent.withObject { $0.version }.loadInTotalOrder())?.found
+            })
+        {
+            return (found, Registry.defaultDepthLimit, nil)
+        }
         return try withCache { cache in
             let lookup = container.lookupForResolution(key, cache: cache)
             if lookup.isClosed { throw ResolutionError(.containerClosed, key: key, path: [key]) }
