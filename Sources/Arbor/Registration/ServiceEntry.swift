@@ -360,23 +360,25 @@ struct RegistrationToken: Hashable, Sendable {
 }
 
 /// An `onRelease` hook with its service type erased.
+///
+/// The storage hands it the box of the instance its own registration's factory returned, kept with the registration's
+/// service type (``StoredValue``): reading it back needs no cast. (Measured: the box opened into an `Any` and cast back
+/// with `as!` were 400 of the 1,190 instructions of running a request's unit of work's release hook, on the
+/// Hummingbird notes server.)
 struct ReleaseHook: Sendable {
     /// Runs a synchronous hook; `nil` for an `async` one.
-    let run: (@Sendable (Any) -> Void)?
+    let run: (@Sendable (StoredValue) -> Void)?
     /// Runs an `async` hook; `nil` for a synchronous one.
-    let runAsync: (@Sendable (Any) async -> Void)?
+    let runAsync: (@Sendable (StoredValue) async -> Void)?
 
     init<Service>(_ hook: @escaping @Sendable (Service) -> Void) {
-        run = { instance in
-            // The storage hands every hook the instance its own entry's factory returned.
-            hook(instance as! Service)
-        }
+        run = { stored in hook(stored.load(as: Service.self)) }
         runAsync = nil
     }
 
     init<Service>(async hook: @escaping @Sendable (Service) async -> Void) {
         run = nil
-        runAsync = { instance in await hook(instance as! Service) }
+        runAsync = { stored in await hook(stored.load(as: Service.self)) }
     }
 }
 

@@ -515,12 +515,11 @@ struct ReleasedInstance {
         guard instances.contains(where: \.isWatched) else { return }
         var deferred: [DeferredHook] = []
         for released in newestFirst(instances) {
-            let instance = released.value.asAny
             for hook in released.hooks {
                 if let run = hook.run {
-                    run(instance)
+                    run(released.value)
                 } else if let runAsync = hook.runAsync {
-                    deferred.append(DeferredHook(run: runAsync, instance: UncheckedSendable(instance)))
+                    deferred.append(DeferredHook(run: runAsync, instance: UncheckedSendable(released.value)))
                 }
             }
             Observation.released(released)
@@ -535,7 +534,7 @@ struct ReleasedInstance {
     static func runAwaiting(_ instances: [ReleasedInstance]) async {
         guard instances.contains(where: \.isWatched) else { return }
         for released in newestFirst(instances) {
-            let instance = UncheckedSendable(released.value.asAny)
+            let instance = UncheckedSendable(released.value)
             for hook in released.hooks {
                 if let run = hook.run {
                     run(instance.value)
@@ -560,9 +559,9 @@ struct ReleasedInstance {
 
     /// An `async` hook a synchronous caller could not await, with its instance.
     private struct DeferredHook: Sendable {
-        let run: @Sendable (Any) async -> Void
-        /// The instance goes to the hook, in the task that runs it; nothing else uses it any more.
-        let instance: UncheckedSendable<Any>
+        let run: @Sendable (StoredValue) async -> Void
+        /// The instance's box goes to the hook, in the task that runs it; nothing else uses it any more.
+        let instance: UncheckedSendable<StoredValue>
     }
 }
 
