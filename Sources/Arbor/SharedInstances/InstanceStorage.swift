@@ -91,14 +91,15 @@ final class InstanceStorage: @unchecked Sendable {
         publication = publishes && retention == .strong ? PublishedValue() : nil
     }
 
-    /// A permanent storage that holds `instance` from the start (`register(_:instance:)`), as if built now.
-    init<Service>(holding instance: Service, lock: Protected<Registry>, key: ServiceKey, publishes: Bool) {
+    /// A permanent storage that holds the instance in `box` from the start (`register(_:instance:)`), as if built
+    /// now. The box holds the key's service type.
+    init(holding box: StoredValue, lock: Protected<Registry>, key: ServiceKey, publishes: Bool) {
+        internalInvariant(box.valueType == key.serviceType, "a \(key.serviceType) registered with a \(box.valueType)")
         retention = .strong
         self.key = key
         releaseHooks = []
         lockReference = Unretained(lock, retainedInChecks: false)
         state = .holding
-        let box = StoredValue.make(instance)
         valueReference = ManuallyRetained(box)
         sequence = CreationCoordinator.nextBuildSequence()
         isBuilt = true
