@@ -61,9 +61,8 @@ extension Container {
     }
 
     /// Registers `instance`, a `Service` in its box, permanent, already held: its first resolve finds it like any
-    /// later one. `factory`
-    /// gives it back if the container lets it go (`resetObjectScope(.permanent)`) and it is resolved again. `entry`
-    /// as for `register(_:name:entry:factory:)`.
+    /// later one. `factory` gives it back if the container lets it go (`resetObjectScope(.permanent)`) and it is
+    /// resolved again. `entry` as for `register(_:name:entry:factory:)`.
     @usableFromInline
     func register<Service>(
         _ serviceType: Service.Type,

@@ -52,7 +52,7 @@ public final class Container: Resolver, @unchecked Sendable {
     /// Which service types this container has registrations of, as a set of bits (``typeBit(of:)``): one is set when a
     /// registration of a type is added, and never cleared. A nested look-up that finds a type's bit clear needs
     /// nothing of this container, and takes the parent's answer from the thread's cache without this container's
-    /// lock (`Resolution.findSlowly`). The top bit, ``ownSettingsBit``, is set once the container's settings are its
+    /// lock (`Resolution.find(_:in:)`). The top bit, ``ownSettingsBit``, is set once the container's settings are its
     /// own (``markSettings(of:)``): until then a top-level look-up needs nothing of it either (`defersToParent`).
     /// Shares `version`'s allocation.
     var registeredTypes: AtomicWord { version.second }
@@ -185,8 +185,8 @@ public final class Container: Resolver, @unchecked Sendable {
         perContainerStorageReference(for: Unretained(entry, retainedInChecks: false)).storage.object
     }
 
-    /// The bit of `registeredTypes` that stands for `type`: one of 64, from its metadata's address.
-    /// One of the lower 63: the top one is ``ownSettingsBit``.
+    /// The bit of `registeredTypes` that stands for `type`: one of the lower 63 (the top one is ``ownSettingsBit``),
+    /// from its metadata's address.
     @inline(__always)
     static func typeBit(of type: Any.Type) -> Int {
         let mixed = UInt(bitPattern: ObjectIdentifier(type)) &* 0x9E37_79B9_7F4A_7C15
