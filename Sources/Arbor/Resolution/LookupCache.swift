@@ -95,9 +95,13 @@ final class LookupCache {
     /// The cache is two-way set associative: a key has two slots, the one it was stored in last first.
     @inline(__always)
     func hit(_ key: ServiceKey, in container: Container) -> Hit? {
-        hit(
-            key, in: Unretained(container, retainedInChecks: false),
-            version: container.version.loadInTotalOrder())
+        hit(key, in: Unretained(container, retainedInChecks: false))
+    }
+
+    /// `hit(_:in:)` for a container the caller keeps alive without retaining it.
+    @inline(__always)
+    func hit(_ key: ServiceKey, in container: Unretained<Container>) -> Hit? {
+        hit(key, in: container, version: container.withObject { $0.version }.loadInTotalOrder())
     }
 
     /// `hit(_:in:)` for `container`, whose current version is `version`.

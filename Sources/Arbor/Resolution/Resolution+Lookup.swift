@@ -21,14 +21,11 @@ extension Resolution {
     @inline(__always)
     func find(_ key: ServiceKey, in container: Unretained<Container>) -> Found? {
         if let parent = container.withObject({ $0.unretainedParent }), !container.withObject({ $0.mayRegister(key) }),
-            let hit = withCache({ cache in
-                cache.hit(key, in: parent, version: parent.withObject { $0.version }.loadInTotalOrder())
-            })
+            let hit = withCache({ $0.hit(key, in: parent) })
         {
             return hit.found
         }
-        let version = container.withObject { $0.version }.loadInTotalOrder()
-        if let hit = withCache({ $0.hit(key, in: container, version: version) }) { return hit.found }
+        if let hit = withCache({ $0.hit(key, in: container) }) { return hit.found }
         return findSlowly(key, in: container)
     }
 

@@ -211,11 +211,9 @@ extension Resolution {
         // it, without the container's lock and without a cache slot of its own. (Measured: the lock and the slot
         // were 700 instructions of a request's two top-level resolves from its child.)
         if container.defersToParent(key), let parent = container.unretainedParent,
-            let found = withCache({ cache in
-                cache.hit(key, in: parent, version: parent.withObject { $0.version }.loadInTotalOrder())?.found
-            })
+            let hit = withCache({ $0.hit(key, in: parent) })
         {
-            return (found, Registry.defaultDepthLimit, nil)
+            return (hit.found, Registry.defaultDepthLimit, nil)
         }
         return try withCache { cache in
             let lookup = container.lookupForResolution(key, cache: cache)
