@@ -1,7 +1,7 @@
 public import ArborPrimitives
 
-/// The registrations of one container, by key: an ``OpenAddressingTable`` of entries, which the container
-/// mutates only under its lock and never copies.
+/// The registrations of one container, by key: up to two entries in fields of their own, then an
+/// ``OpenAddressingTable`` of entries, which the container mutates only under its lock and never copies.
 ///
 /// A `Dictionary` hashes every key with SipHash, seeded per table; for a key made of two type pointers and a
 /// name that is usually `nil`, that hashing cost more than the rest of a resolve's look-up (measured: about 300
@@ -9,11 +9,11 @@ public import ArborPrimitives
 /// multiplicative mix of them is a good hash (``ServiceEntry/tableHash(of:)``); a name, when there is one, adds its
 /// standard hash.
 struct ServiceTable {
-    /// The entries of the first two keys, while the container has had registrations of at most two; `table` is empty
-    /// then, and `second` is set only with `first`. A request's child registers a value or two — its user, an
-    /// identifier — and they cost the table no storage of its own. (Measured: the table's first storage was an
-    /// allocation, a free and about 450 instructions of a request's child: `request_scope` 16,062 → 15,595,
-    /// `make_child_10_siblings` 7,064 → 6,661. A root pays about 34 instructions a registration for the check,
+    /// The entries of the first two keys, while the table is empty and the container holds at most two; `second` is
+    /// set only with `first`. A request's child registers a value or two — its user, an identifier — and they cost
+    /// the table no storage of its own. (Measured: the table's first storage was an
+    /// allocation, a free and about 450 instructions of a request's child: `request_scope` 16,062 → 15,592,
+    /// `make_child_10_siblings` 7,064 → 6,657. A root pays about 34 instructions a registration for the check,
     /// `register_1000` +1.2%.)
     private var first: ServiceEntry?
     private var second: ServiceEntry?
@@ -87,8 +87,11 @@ struct ServiceTable {
             shouldRemove(entry.key) || entry.forwardTarget.map(shouldRemove) == true
         }
         guard first != nil else { return table.removeAll(where: matches(_:)) }
-        let kept = [first, second].compactMap { $0 }.filter { !matches($0) }
-        let removed = [first, second].compactMap { $0 }.filter(matches)
+        var kept: [ServiceEntry] = []
+        var removed: [ServiceEntry] = []
+        for case let entry? in [first, second] {
+            if matches(entry) { removed.append(entry) } else { kept.append(entry) }
+        }
         first = kept.first
         second = kept.count > 1 ? kept[1] : nil
         return removed
