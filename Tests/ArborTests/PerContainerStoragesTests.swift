@@ -12,7 +12,7 @@ import Testing
         for index in 0..<count {
             let identity = 1_000 + index * 7
             let storage = InstanceStorage(
-                retention: .strong, releaseHooks: [], lock: container.registry, key: ServiceKey(Int.self))
+                retention: .strong, releaseHooks: [], owner: container, key: ServiceKey(Int.self))
             storages.add(storage, for: identity)
             given[identity] = storage
         }

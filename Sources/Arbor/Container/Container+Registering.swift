@@ -73,7 +73,7 @@ extension Container {
     ) -> Registration<Service> {
         let key = ServiceKey(serviceType: serviceType, name: name, argumentsType: Void.self)
         let configuration = EntryConfiguration(
-            scope: .permanent, storage: InstanceStorage(holding: instance, lock: registry, key: key, publishes: isRoot))
+            scope: .permanent, storage: InstanceStorage(holding: instance, owner: self, key: key, publishes: isRoot))
         return register(key, entry: entry, configuration: configuration, factory: factory)
     }
 

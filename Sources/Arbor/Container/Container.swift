@@ -114,7 +114,8 @@ public final class Container: Resolver, @unchecked Sendable {
         // Per-container instances go with their container, with their `onRelease` hooks: a request's unit of work
         // is rolled back even when the request's container is dropped without `close()`.
         // Without the lock: nothing else can reach the registry now. The container has left its parent's list,
-        // every resolution and child that could use it holds it, and its storages' locks are this one.
+        // every resolution, child and creation group that could use it holds it, and its storages' locks are this
+        // one.
         let released = registry.withValueAssumingLocked { registry -> [ReleasedInstance] in
             guard !registry.perContainer.isEmpty else { return [] }
             var released: [ReleasedInstance] = []
@@ -171,7 +172,7 @@ public final class Container: Resolver, @unchecked Sendable {
             if let storage = registry.perContainer.reference(for: identity) { return (storage, false, false) }
             let storage = entry.withObject { entry in
                 InstanceStorage(
-                    retention: .strong, releaseHooks: entry.releaseHooks, lock: self.registry, key: entry.key)
+                    retention: .strong, releaseHooks: entry.releaseHooks, owner: self, key: entry.key)
             }
             registry.perContainer.add(storage, for: identity)
             var claimed = false

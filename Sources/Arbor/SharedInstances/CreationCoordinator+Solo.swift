@@ -79,7 +79,7 @@ extension CreationCoordinator {
         }
         storage.builder = Builder(group: group, member: build.member)
         storage.isBuilt = build.isBuilt
-        group.claims.append(storage)
+        group.claim(storage)
     }
 
     /// Makes `member`'s solo claims its group's: the group made when one of them was promoted, or a new one. Call
@@ -100,7 +100,7 @@ extension CreationCoordinator {
             guard !ended.wasPromoted else { continue }  // Its builder is the group already.
             storage.builder = Builder(group: joined, member: member)
             storage.isBuilt = ended.isBuilt
-            joined.claims.append(storage)
+            joined.claim(storage)
         }
         solo.removeAll()
         group = joined

@@ -186,7 +186,7 @@ final class CreationCoordinator: @unchecked Sendable {
                 group = claiming
                 storage.builder = Builder(group: claiming, member: member)
                 storage.isBuilt = false
-                claiming.claims.append(storage)
+                claiming.claim(storage)
                 return .done(.claimed)
             case .building(let instance, let isRetired):
                 guard let builder = storage.builder else { preconditionFailure("A storage is built by a member.") }
@@ -252,17 +252,21 @@ final class CreationCoordinator: @unchecked Sendable {
             }
             solo.wasPromoted = true
         }
-        let dropped = lock.withLock {
+        // The claim goes after the lock: it may be the last reference to its container.
+        let (dropped, claim) = lock.withLock {
+            var claim: CreationGroup.Claim?
             if let builder = storage.builder {
                 let group = Self.root(builder.group)
-                if let index = group.claims.lastIndex(where: { $0 === storage }) { group.claims.remove(at: index) }
+                if let index = group.claims.lastIndex(where: { $0.storage === storage }) {
+                    claim = group.claims.remove(at: index)
+                }
             }
             storage.builder = nil
             storage.isBuilt = false
             lock.wakeAll()
-            return storage.abandon()
+            return (storage.abandon(), claim)
         }
-        withExtendedLifetime(dropped) {}
+        withExtendedLifetime((dropped, claim)) {}
     }
 
     // MARK: Finishing
@@ -272,6 +276,8 @@ final class CreationCoordinator: @unchecked Sendable {
     struct Ending {
         var published: [InstanceStorage.Publication] = []
         var abandoned: [StoredValue] = []
+        /// The completed group's claims, whose containers it kept alive until now.
+        var claims: [CreationGroup.Claim] = []
         var outcome: Outcome?
     }
 
@@ -283,7 +289,7 @@ final class CreationCoordinator: @unchecked Sendable {
         root.members.removeAll { $0 == member }
         if let failure, root.failure == nil { root.failure = failure }
         if root.members.isEmpty {
-            (ending.published, ending.abandoned) = complete(root)
+            (ending.published, ending.abandoned, ending.claims) = complete(root)
             ending.outcome = .published
         } else if failure != nil {
             ending.outcome = .published
@@ -324,32 +330,33 @@ final class CreationCoordinator: @unchecked Sendable {
     }
 
     /// Runs the release hooks of instances published into a closed container, and releases what the group's
-    /// completion handed back. Call without the lock.
-    func release(_ ending: Ending) {
+    /// completion handed back: last, the containers it kept, whose deinit may run hooks too. Call without the lock.
+    func release(_ ending: consuming Ending) {
         ReleasedInstance.run(ending.published.compactMap(\.released))
-        withExtendedLifetime((ending.published, ending.abandoned)) {}
+        ending.published = []
+        ending.abandoned = []
+        ending.claims = []
     }
 
     /// Publishes (or, after a failure, abandons) a group's claims once all of its members have finished. Wakes
-    /// the resolutions waiting for them. Called with the lock held; what it hands back is released after it.
+    /// the resolutions waiting for them. Called with the lock held; what it hands back — the claims too, which keep
+    /// their containers alive — is released after it.
     private func complete(
         _ group: CreationGroup
-    ) -> (published: [InstanceStorage.Publication], abandoned: [StoredValue]) {
+    ) -> (published: [InstanceStorage.Publication], abandoned: [StoredValue], claims: [CreationGroup.Claim]) {
         group.isComplete = true
-        defer {
-            group.claims = []
-            lock.wakeAll()
-        }
-        for storage in group.claims {
-            storage.builder = nil
-            storage.isBuilt = false
+        defer { lock.wakeAll() }
+        let claims = group.claims
+        group.claims = []
+        for claim in claims {
+            claim.storage.builder = nil
+            claim.storage.isBuilt = false
         }
         if group.failure != nil {
-            return ([], group.claims.compactMap { $0.abandon() })
+            return ([], claims.compactMap { $0.storage.abandon() }, claims)
         }
-        let inBuildOrder =
-            group.claims.count == 1 ? group.claims : group.claims.sorted { $0.sequence < $1.sequence }
-        return (inBuildOrder.map { $0.publish() }, [])
+        let inBuildOrder = claims.count == 1 ? claims : claims.sorted { $0.storage.sequence < $1.storage.sequence }
+        return (inBuildOrder.map { $0.storage.publish() }, [], claims)
     }
 
     static func root(_ group: CreationGroup) -> CreationGroup {
@@ -369,7 +376,7 @@ final class CreationGroup {
     /// The members that have not finished.
     @exclusivity(unchecked) var members: [CreationCoordinator.Member]
     /// The storages the members claimed and have not abandoned.
-    @exclusivity(unchecked) var claims: [InstanceStorage] = []
+    @exclusivity(unchecked) var claims: [Claim] = []
     /// The error of the first member that failed.
     @exclusivity(unchecked) var failure: (any Error)?
     @exclusivity(unchecked) var isComplete = false
@@ -378,6 +385,21 @@ final class CreationGroup {
         members = [member]
         // Room for a request's few claims at once. (Measured: growing one at a time was 450 instructions.)
         claims.reserveCapacity(4)
+    }
+
+    /// A storage a member claimed, and the container that keeps it, retained until the group completes. A member
+    /// that fails, or whose task is cancelled while it waits, leaves at once, and its caller may drop the container
+    /// it resolved in (a request's child) before the group publishes or abandons what that member built there —
+    /// under that container's lock, which goes with it.
+    struct Claim {
+        let storage: InstanceStorage
+        let keeper: Container
+    }
+
+    /// Adds `storage` to the group's claims. Call with the coordinator's lock held, from a resolution that keeps the
+    /// storage's container alive: the claimant's own look-up found it.
+    func claim(_ storage: InstanceStorage) {
+        claims.append(Claim(storage: storage, keeper: storage.owner))
     }
 }
 

@@ -35,12 +35,15 @@ final class InstanceStorage: @unchecked Sendable {
     /// While built solo (``soloBuilder``): whether another resolution has since handed the build to the coordinator,
     /// which then speaks for it (``CreationCoordinator/promote(_:)``). Guarded by the container's lock.
     private var isPromoted = false
-    /// The owning container's lock, unretained in every build: the container outlives every use of its storages (a
-    /// look-up runs on the container, and a resolution keeps the container it started in, and so its ancestors,
-    /// alive), a strong reference would be a cycle through the container's entries, and the read of a held instance
-    /// must not retain it.
-    private let lockReference: Unretained<Protected<Registry>>
-    private var lock: Protected<Registry> { lockReference.object }
+    /// The container that keeps the storage, whose lock guards it; unretained in every build: a strong reference
+    /// would be a cycle through the container's entries, and the read of a held instance must not retain it. What
+    /// uses a storage keeps its container alive: a look-up runs on the container, a resolution keeps the container
+    /// it started in (and so its ancestors), and a creation group keeps the containers of the storages it claimed
+    /// until it completes (``CreationGroup``), since a member that fails or is cancelled leaves it without waiting.
+    private let ownerReference: Unretained<Container>
+    private var lock: Protected<Registry> { ownerReference.object.registry }
+    /// The container that keeps the storage. Call only while something keeps that container alive.
+    var owner: Container { ownerReference.object }
     /// The instance being built (both retentions, once the factory returned), or held (strong retention). Retained
     /// by hand, so that `loadHeld` reads it under the lock without retaining the box (measured: a tenth of a cached
     /// permanent resolve).
@@ -81,24 +84,24 @@ final class InstanceStorage: @unchecked Sendable {
     let key: ServiceKey
 
     init(
-        retention: ObjectScope.Retention, releaseHooks: [ReleaseHook], lock: Protected<Registry>, key: ServiceKey,
+        retention: ObjectScope.Retention, releaseHooks: [ReleaseHook], owner: Container, key: ServiceKey,
         publishes: Bool = false
     ) {
         self.retention = retention
         self.key = key
         self.releaseHooks = releaseHooks
-        lockReference = Unretained(lock, retainedInChecks: false)
+        ownerReference = Unretained(owner, retainedInChecks: false)
         publication = publishes && retention == .strong ? PublishedValue() : nil
     }
 
     /// A permanent storage that holds the instance in `box` from the start (`register(_:instance:)`), as if built
     /// now. The box holds the key's service type.
-    init(holding box: StoredValue, lock: Protected<Registry>, key: ServiceKey, publishes: Bool) {
+    init(holding box: StoredValue, owner: Container, key: ServiceKey, publishes: Bool) {
         internalInvariant(box.valueType == key.serviceType, "a \(key.serviceType) registered with a \(box.valueType)")
         retention = .strong
         self.key = key
         releaseHooks = []
-        lockReference = Unretained(lock, retainedInChecks: false)
+        ownerReference = Unretained(owner, retainedInChecks: false)
         state = .holding
         valueReference = ManuallyRetained(box)
         sequence = CreationCoordinator.nextBuildSequence()
@@ -126,10 +129,10 @@ final class InstanceStorage: @unchecked Sendable {
             return nil
         case .strong:
             return InstanceStorage(
-                retention: .strong, releaseHooks: releaseHooks, lock: owner.registry, key: key,
+                retention: .strong, releaseHooks: releaseHooks, owner: owner, key: key,
                 publishes: owner.isRoot)
         case .weak:
-            return InstanceStorage(retention: .weak, releaseHooks: releaseHooks, lock: owner.registry, key: key)
+            return InstanceStorage(retention: .weak, releaseHooks: releaseHooks, owner: owner, key: key)
         }
     }
 
@@ -152,8 +155,8 @@ final class InstanceStorage: @unchecked Sendable {
                 return try publication.read(as: Service.self, protectedBy: hazard)
             } catch {}
         }
-        lockReference.withObject { $0.lock() }
-        defer { lockReference.withObject { $0.unlock() } }
+        ownerReference.withObject { $0.registry.lock() }
+        defer { ownerReference.withObject { $0.registry.unlock() } }
         guard case .holding = state else { throw NotHeld() }
         if retention == .strong, let valueReference {
             return valueReference.withObject { $0.load(as: Service.self) }
