@@ -17,11 +17,6 @@ private final class CNode: @unchecked Sendable {
     init(_ name: String) { self.name = name }
 }
 
-/// Whether `error` is the task's cancellation: thrown by the wait itself, or by a hook whose nested wait it stopped.
-private func isCancellation(_ error: any Error) -> Bool {
-    error is CancellationError || (error as? ResolutionError)?.underlying is CancellationError
-}
-
 @Suite struct CancelledWaiterTests {
     @Test func cancellingTasksThatWaitForAnAsyncBuildNeverDeadlocks() async throws {
         let watchdog = Watchdog("cancelling tasks that wait for an async permanent's build", seconds: Watchdog.patience)

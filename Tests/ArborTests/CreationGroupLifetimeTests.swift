@@ -220,8 +220,3 @@ private func resolveTheOtherEnd(from root: Container, _ round: GLRound) {
         }
     }
 }
-
-/// Whether `error` is a task's cancellation, as the resolve reports it.
-private func isCancellation(_ error: (any Error)?) -> Bool {
-    error is CancellationError || (error as? ResolutionError)?.underlying is CancellationError
-}

@@ -235,3 +235,9 @@ func poll(
     }
     return condition()
 }
+
+/// Whether `error` is a task's cancellation, as a resolve reports it: thrown by a wait itself, or by a hook whose
+/// nested wait it stopped (`.factoryFailed(CancellationError())`).
+func isCancellation(_ error: (any Error)?) -> Bool {
+    error is CancellationError || (error as? ResolutionError)?.underlying is CancellationError
+}

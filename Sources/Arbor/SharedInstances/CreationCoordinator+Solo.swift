@@ -77,9 +77,7 @@ extension CreationCoordinator {
             group = CreationGroup(build.member)
             promotedGroups[build.member] = group
         }
-        storage.builder = Builder(group: group, member: build.member)
-        storage.isBuilt = build.isBuilt
-        group.claim(storage)
+        group.claim(storage, by: build.member, isBuilt: build.isBuilt)
     }
 
     /// Makes `member`'s solo claims its group's: the group made when one of them was promoted, or a new one. Call
@@ -98,9 +96,7 @@ extension CreationCoordinator {
         for storage in solo.storages {
             let ended = storage.endSolo(by: member)
             guard !ended.wasPromoted else { continue }  // Its builder is the group already.
-            storage.builder = Builder(group: joined, member: member)
-            storage.isBuilt = ended.isBuilt
-            joined.claim(storage)
+            joined.claim(storage, by: member, isBuilt: ended.isBuilt)
         }
         solo.removeAll()
         group = joined

@@ -184,9 +184,7 @@ final class CreationCoordinator: @unchecked Sendable {
                 stale = expired
                 let claiming = own ?? CreationGroup(member)
                 group = claiming
-                storage.builder = Builder(group: claiming, member: member)
-                storage.isBuilt = false
-                claiming.claim(storage)
+                claiming.claim(storage, by: member, isBuilt: false)
                 return .done(.claimed)
             case .building(let instance, let isRetired):
                 guard let builder = storage.builder else { preconditionFailure("A storage is built by a member.") }
@@ -396,9 +394,12 @@ final class CreationGroup {
         let keeper: Container
     }
 
-    /// Adds `storage` to the group's claims. Call with the coordinator's lock held, from a resolution that keeps the
-    /// storage's container alive: the claimant's own look-up found it.
-    func claim(_ storage: InstanceStorage) {
+    /// Makes the group the builder of `storage`, for `member`, and adds it to the claims. `isBuilt`: whether the
+    /// member's factory has returned (a solo build the group takes over may have). Call with the coordinator's lock
+    /// held, from a resolution that keeps the storage's container alive: the claimant's own look-up found it.
+    func claim(_ storage: InstanceStorage, by member: CreationCoordinator.Member, isBuilt: Bool) {
+        storage.builder = CreationCoordinator.Builder(group: self, member: member)
+        storage.isBuilt = isBuilt
         claims.append(Claim(storage: storage, keeper: storage.owner))
     }
 }
