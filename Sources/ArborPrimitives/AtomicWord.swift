@@ -51,6 +51,20 @@ package struct AtomicWord: @unchecked Sendable {
         #endif
     }
 
+    /// The first of four words in one allocation: this one, ``second``, ``third`` and ``fourth``, which live exactly
+    /// as long as this one does. `deallocate()` on this word frees all four.
+    @inlinable
+    package init(_ value: Int, second: Int, third: Int, fourth: Int) {
+        word = .allocate(capacity: 4)
+        word.initialize(to: value)
+        (word + 1).initialize(to: second)
+        (word + 2).initialize(to: third)
+        (word + 3).initialize(to: fourth)
+        #if ARBOR_INTERNAL_CHECKS
+        liveness = AtomicWordLiveness()
+        #endif
+    }
+
     #if ARBOR_INTERNAL_CHECKS
     @inlinable
     init(word: UnsafeMutablePointer<Int>, liveness: AtomicWordLiveness) {
@@ -64,13 +78,18 @@ package struct AtomicWord: @unchecked Sendable {
     }
     #endif
 
-    /// The third word of a triple made with ``init(_:second:third:)``: freed with this word. Read it only from a
-    /// triple.
+    /// The fourth word of a quadruple made with ``init(_:second:third:fourth:)``: freed with this word. Read it only
+    /// from a quadruple.
+    @inlinable
+    package var fourth: AtomicWord { neighbour(3) }
+
+    /// The third word of a triple made with ``init(_:second:third:)``, or of a quadruple: freed with this word. Read
+    /// it only from a triple or a quadruple.
     @inlinable
     package var third: AtomicWord { neighbour(2) }
 
-    /// The second word of a pair made with ``init(_:second:)``, or of a triple: freed with this word. Read it only
-    /// from a pair or a triple.
+    /// The second word of a pair made with ``init(_:second:)``, or of a triple or a quadruple: freed with this word.
+    /// Read it only from one of those.
     @inlinable
     package var second: AtomicWord { neighbour(1) }
 

@@ -43,6 +43,15 @@ import Testing
         first.deallocate()
     }
 
+    @Test func aQuadrupleKeepsFourWordsThatChangeApart() {
+        let first = AtomicWord(1, second: 2, third: 3, fourth: 4)
+        #expect([first.load(), first.second.load(), first.third.load(), first.fourth.load()] == [1, 2, 3, 4])
+        first.fourth.store(40)
+        first.second.store(20)
+        #expect([first.load(), first.second.load(), first.third.load(), first.fourth.load()] == [1, 20, 3, 40])
+        first.deallocate()
+    }
+
     @Test func copiesShareTheWord() {
         let word = AtomicWord(1)
         let copy = word

@@ -48,14 +48,21 @@ public final class Container: Resolver, @unchecked Sendable {
     /// Changes, to a number no container had before, whenever what a look-up starting here finds may have
     /// changed: this container's registrations or settings, or an ancestor's registrations. Threads validate
     /// their cached look-ups against it (``LookupCache``).
-    let version = AtomicWord(UniqueNumber.next(), second: 0, third: 0)
-    /// Which service types this container has registrations of, as a set of bits (``typeBit(of:)``): one is set when a
-    /// registration of a type is added, and never cleared. A nested look-up that finds a type's bit clear needs
-    /// nothing of this container, and takes the parent's answer from the thread's cache without this container's
-    /// lock (`Resolution.find(_:in:)`). The top bit, ``ownSettingsBit``, is set once the container's settings are its
-    /// own (``markSettings(of:)``): until then a top-level look-up needs nothing of it either (`defersToParent`).
-    /// Shares `version`'s allocation.
+    let version = AtomicWord(UniqueNumber.next(), second: 0, third: 0, fourth: 0)
+    /// Which service types this container has registrations of, besides ``firstRegisteredType``, as a set of bits
+    /// (``typeBit(of:)``): one is set when a registration of another type is added, and never cleared. A nested
+    /// look-up of a type that is neither the first nor has its bit set needs nothing of this container, and takes the
+    /// parent's answer from the thread's cache without this container's lock (`Resolution.find(_:in:)`). The top
+    /// bit, ``ownSettingsBit``, is set once the container's settings are its own (``markSettings(of:)``): until then a
+    /// top-level look-up needs nothing of it either (`defersToParent`). Shares `version`'s allocation.
     var registeredTypes: AtomicWord { version.second }
+    /// The first service type this container registered, exactly (``typeWord(of:)``), or 0 before its first
+    /// registration; set once, never changed. A request's child registers one type or two (the request's user), and
+    /// with one bit a type, every other type whose bit it shared looked the child up under its lock on every request
+    /// — a lottery of where the binary's type metadata lie, which changes with every start of a program (address
+    /// space randomisation). Measured on the Hummingbird notes server under callgrind, whose layout drew a collision:
+    /// two look-ups under the child's lock a request, one now (the user's own). Shares `version`'s allocation.
+    var firstRegisteredType: AtomicWord { version.fourth }
     /// Identifies the tree: a number the root got when it was made, which threads resolving in the tree publish
     /// (``Reclamation``). Never 0 or 1.
     let root: Int
@@ -186,11 +193,17 @@ public final class Container: Resolver, @unchecked Sendable {
         perContainerStorageReference(for: Unretained(entry, retainedInChecks: false)).storage.object
     }
 
-    /// The bit of `registeredTypes` that stands for `type`: one of the lower 63 (the top one is ``ownSettingsBit``),
-    /// from its metadata's address.
+    /// `type`'s metadata address, as ``firstRegisteredType`` keeps it: never 0.
     @inline(__always)
-    static func typeBit(of type: Any.Type) -> Int {
-        let mixed = UInt(bitPattern: ObjectIdentifier(type)) &* 0x9E37_79B9_7F4A_7C15
+    static func typeWord(of type: Any.Type) -> Int {
+        Int(bitPattern: ObjectIdentifier(type))
+    }
+
+    /// The bit of `registeredTypes` that stands for the type whose ``typeWord(of:)`` is `typeWord`: one of the lower 63
+    /// (the top one is ``ownSettingsBit``), from its metadata's address.
+    @inline(__always)
+    static func typeBit(of typeWord: Int) -> Int {
+        let mixed = UInt(bitPattern: typeWord) &* 0x9E37_79B9_7F4A_7C15
         return 1 &<< min(Int(mixed &>> 58), 62)
     }
 
@@ -201,7 +214,10 @@ public final class Container: Resolver, @unchecked Sendable {
     /// service type.
     @inline(__always)
     func mayRegister(_ key: ServiceKey) -> Bool {
-        registeredTypes.load() & Self.typeBit(of: key.serviceType) != 0
+        let type = Self.typeWord(of: key.serviceType)
+        // The bits first: the first type is stored before any bit is, so a thread that sees a later registration's
+        // bit sees the first type too (both loads acquire).
+        return registeredTypes.load() & Self.typeBit(of: type) != 0 || firstRegisteredType.load() == type
     }
 
     /// Whether a top-level look-up of `key` that starts here finds what one that starts in the parent (if any) finds,
@@ -209,7 +225,10 @@ public final class Container: Resolver, @unchecked Sendable {
     /// registration of the key's type or settings of its own.
     @inline(__always)
     func defersToParent(_ key: ServiceKey) -> Bool {
-        let deferring = registeredTypes.load() & (Self.typeBit(of: key.serviceType) | Self.ownSettingsBit) == 0
+        let type = Self.typeWord(of: key.serviceType)
+        let deferring =
+            registeredTypes.load() & (Self.typeBit(of: type) | Self.ownSettingsBit) == 0
+            && firstRegisteredType.load() != type
         if arborInternalChecksEnabled, deferring {
             // The bit is set in the critical section that changes the settings: under the lock, settings of its
             // own come with the bit.
@@ -227,6 +246,17 @@ public final class Container: Resolver, @unchecked Sendable {
     func markSettings(of registry: borrowing Registry) {
         guard !registry.hasDefaultSettings else { return }
         registeredTypes.store(registeredTypes.load() | Self.ownSettingsBit)
+    }
+
+    /// Records in ``firstRegisteredType`` or `registeredTypes` that this container has a registration of `type`. Call
+    /// with the lock held.
+    private func recordRegistration(of type: Any.Type) {
+        let word = Self.typeWord(of: type)
+        switch firstRegisteredType.load() {
+        case 0: firstRegisteredType.store(word)
+        case word: break
+        default: registeredTypes.store(registeredTypes.load() | Self.typeBit(of: word))
+        }
     }
 
     /// Invalidates every thread's cached look-ups that start in this container. Call after the change.
@@ -396,8 +426,8 @@ public final class Container: Resolver, @unchecked Sendable {
 
     func add(_ entry: ServiceEntry) {
         let (replaced, retirement, lookedUp) = registry.withLock { registry in
-            // The lock orders this with other registrations; threads that look without it read the word.
-            registeredTypes.store(registeredTypes.load() | Self.typeBit(of: entry.key.serviceType))
+            // The lock orders this with other registrations; threads that look without it read the words.
+            recordRegistration(of: entry.key.serviceType)
             let replaced = registry.entries.insert(entry)
             if let replaced {
                 // A name registered again keeps its place in `resolveAll`'s order.
