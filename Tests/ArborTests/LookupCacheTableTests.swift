@@ -64,4 +64,40 @@ private final class LCC: @unchecked Sendable {}
         #expect(hits > 5_000, "the cache hit only \(hits) times in 20,000 look-ups of 15 keys from 4 containers")
         withExtendedLifetime(containers) {}
     }
+
+    /// Request children, made one after another, each look up a value registered in it into the two slots that an
+    /// app-wide service's look-up from the root shares: each replaces the last request's, and the app-wide one stays.
+    @Test func aRequestChildsLookUpReplacesTheLastOnesAndKeepsTheAppsThatSharesItsSlots() throws {
+        let root = Container()
+        root.register(LCA.self) { _ in LCA() }
+        let appKey = ServiceKey(LCA.self)
+        let requestKey = ServiceKey(LCB.self)
+        let slots = LookupCache.index(appKey, from: root)
+        var passedOver: [Container] = []  // kept, so that the next child is made elsewhere
+        func requestChildSharingTheSlots() -> Container {
+            while true {
+                let child = root.makeChild()
+                if LookupCache.index(requestKey, from: child) == slots {
+                    child.register(LCB.self) { _ in LCB() }
+                    return child
+                }
+                passedOver.append(child)
+            }
+        }
+
+        let cache = LookupCache()
+        let app = root.lookupForResolution(appKey, cache: nil)
+        let appFound = try #require(app.found as Found?)
+        cache.store(appKey, in: root, version: root.version.loadInTotalOrder(), found: appFound, lookup: app)
+        for request in 1...4 {
+            let child = requestChildSharingTheSlots()
+            let version = child.version.loadInTotalOrder()
+            let lookup = child.lookupForResolution(requestKey, cache: nil)
+            let found = try #require(lookup.found as Found?)
+            cache.store(requestKey, in: child, version: version, found: found, lookup: lookup)
+            #expect(cache.hit(requestKey, in: child) != nil, "request \(request)")
+            #expect(cache.hit(appKey, in: root) != nil, "request \(request): the app-wide look-up was evicted")
+        }
+        withExtendedLifetime(passedOver) {}
+    }
 }
