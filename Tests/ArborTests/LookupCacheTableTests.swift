@@ -100,4 +100,22 @@ private final class LCC: @unchecked Sendable {}
         }
         withExtendedLifetime(passedOver) {}
     }
+
+    /// Two names of one length share a key's slots: looked up in turn from one container, both stay cached.
+    @Test func twoNamesOfOneLengthLookedUpInTurnBothStay() throws {
+        let root = Container()
+        root.register(LCA.self, name: "en") { _ in LCA() }
+        root.register(LCA.self, name: "fr") { _ in LCA() }
+        let english = ServiceKey(LCA.self, name: "en")
+        let french = ServiceKey(LCA.self, name: "fr")
+        #expect(LookupCache.index(english, from: root) == LookupCache.index(french, from: root))
+        let cache = LookupCache()
+        for key in [english, french] {
+            let lookup = root.lookupForResolution(key, cache: nil)
+            let found = try #require(lookup.found as Found?)
+            cache.store(key, in: root, version: root.version.loadInTotalOrder(), found: found, lookup: lookup)
+        }
+        #expect(cache.hit(english, in: root) != nil)
+        #expect(cache.hit(french, in: root) != nil)
+    }
 }

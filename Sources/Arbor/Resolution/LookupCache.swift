@@ -123,7 +123,7 @@ final class LookupCache {
     }
 
     /// Remembers a look-up, in the first of the key's two slots; what that slot held moves to the second, unless it
-    /// is a look-up of the same service type, which the new one replaces.
+    /// is a look-up of the same key (from another container, or an older version), which the new one replaces.
     ///
     /// Why the exception: a server's request children are made one after the other at the same address, as a rule,
     /// and each looks up the values registered in it (the request's user) once, into the same two slots. Pushed
@@ -138,8 +138,10 @@ final class LookupCache {
         let slot = slots + Self.index(key, Unretained(container, retainedInChecks: false).toOpaque())
         // Moved, not copied: a copy retained the slot's name and diagnostics and released them again, through the
         // runtime's generic copy (measured: 150 instructions a store, 6 stores in a request_scope).
+        // The same key only: a key's names of one length share its slots (the index mixes in the length), and two
+        // such names looked up in turn from one container keep a slot each.
         if slot.pointee.serviceType == ObjectIdentifier(key.serviceType)
-            && slot.pointee.argumentsType == ObjectIdentifier(key.argumentsType)
+            && slot.pointee.argumentsType == ObjectIdentifier(key.argumentsType) && slot.pointee.name == key.name
         {
             slot.deinitialize(count: 1)
         } else {
