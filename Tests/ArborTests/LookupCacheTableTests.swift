@@ -86,15 +86,10 @@ private final class LCC: @unchecked Sendable {}
         }
 
         let cache = LookupCache()
-        let app = root.lookupForResolution(appKey, cache: nil)
-        let appFound = try #require(app.found as Found?)
-        cache.store(appKey, in: root, version: root.version.loadInTotalOrder(), found: appFound, lookup: app)
+        try cache.lookUpAndStore(appKey, from: root)
         for request in 1...4 {
             let child = requestChildSharingTheSlots()
-            let version = child.version.loadInTotalOrder()
-            let lookup = child.lookupForResolution(requestKey, cache: nil)
-            let found = try #require(lookup.found as Found?)
-            cache.store(requestKey, in: child, version: version, found: found, lookup: lookup)
+            try cache.lookUpAndStore(requestKey, from: child)
             #expect(cache.hit(requestKey, in: child) != nil, "request \(request)")
             #expect(cache.hit(appKey, in: root) != nil, "request \(request): the app-wide look-up was evicted")
         }
@@ -110,12 +105,18 @@ private final class LCC: @unchecked Sendable {}
         let french = ServiceKey(LCA.self, name: "fr")
         #expect(LookupCache.index(english, from: root) == LookupCache.index(french, from: root))
         let cache = LookupCache()
-        for key in [english, french] {
-            let lookup = root.lookupForResolution(key, cache: nil)
-            let found = try #require(lookup.found as Found?)
-            cache.store(key, in: root, version: root.version.loadInTotalOrder(), found: found, lookup: lookup)
-        }
+        for key in [english, french] { try cache.lookUpAndStore(key, from: root) }
         #expect(cache.hit(english, in: root) != nil)
         #expect(cache.hit(french, in: root) != nil)
+    }
+}
+
+extension LookupCache {
+    /// Looks `key` up from `container` under the locks, as a resolve that missed the cache does, and stores it.
+    fileprivate func lookUpAndStore(_ key: ServiceKey, from container: Container) throws {
+        let version = container.version.loadInTotalOrder()
+        let lookup = container.lookupForResolution(key, cache: nil)
+        let found = try #require(lookup.found as Found?, "\(key) is registered")
+        store(key, in: container, version: version, found: found, lookup: lookup)
     }
 }

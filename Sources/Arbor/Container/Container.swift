@@ -215,10 +215,15 @@ public final class Container: Resolver, @unchecked Sendable {
     /// service type.
     @inline(__always)
     func mayRegister(_ key: ServiceKey) -> Bool {
-        let type = Self.typeWord(of: key.serviceType)
-        // The bits first: the first type is stored before any bit is, so a thread that sees a later registration's
-        // bit sees the first type too (both loads acquire).
-        return registeredTypes.load() & Self.typeBit(of: type) != 0 || firstRegisteredType.load() == type
+        mayRegister(Self.typeWord(of: key.serviceType), bits: registeredTypes.load())
+    }
+
+    /// `mayRegister(_:)` for the type whose ``typeWord(of:)`` is `type`, given `registeredTypes` as loaded: the bits
+    /// first, since the first type is stored before any bit is, so a thread that sees a later registration's bit sees
+    /// the first type too (both loads acquire).
+    @inline(__always)
+    private func mayRegister(_ type: Int, bits: Int) -> Bool {
+        bits & Self.typeBit(of: type) != 0 || firstRegisteredType.load() == type
     }
 
     /// Whether a top-level look-up of `key` that starts here finds what one that starts in the parent (if any) finds,
@@ -226,10 +231,8 @@ public final class Container: Resolver, @unchecked Sendable {
     /// registration of the key's type or settings of its own.
     @inline(__always)
     func defersToParent(_ key: ServiceKey) -> Bool {
-        let type = Self.typeWord(of: key.serviceType)
-        let deferring =
-            registeredTypes.load() & (Self.typeBit(of: type) | Self.ownSettingsBit) == 0
-            && firstRegisteredType.load() != type
+        let bits = registeredTypes.load()
+        let deferring = bits & Self.ownSettingsBit == 0 && !mayRegister(Self.typeWord(of: key.serviceType), bits: bits)
         if arborInternalChecksEnabled, deferring {
             // The bit is set in the critical section that changes the settings: under the lock, settings of its
             // own come with the bit.

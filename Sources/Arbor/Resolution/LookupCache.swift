@@ -116,8 +116,13 @@ final class LookupCache {
 
     @inline(__always)
     private static func matches(_ slot: UnsafeMutablePointer<Slot>, _ key: ServiceKey, _ version: Int) -> Bool {
-        slot.pointee.version == version
-            && slot.pointee.serviceType == ObjectIdentifier(key.serviceType)
+        slot.pointee.version == version && holds(key, slot)
+    }
+
+    /// Whether `slot` holds a look-up of `key`, from whichever container and version.
+    @inline(__always)
+    private static func holds(_ key: ServiceKey, _ slot: UnsafeMutablePointer<Slot>) -> Bool {
+        slot.pointee.serviceType == ObjectIdentifier(key.serviceType)
             && slot.pointee.argumentsType == ObjectIdentifier(key.argumentsType)
             && slot.pointee.name == key.name
     }
@@ -140,9 +145,7 @@ final class LookupCache {
         // runtime's generic copy (measured: 150 instructions a store, 6 stores in a request_scope).
         // The same key only: a key's names of one length share its slots (the index mixes in the length), and two
         // such names looked up in turn from one container keep a slot each.
-        if slot.pointee.serviceType == ObjectIdentifier(key.serviceType)
-            && slot.pointee.argumentsType == ObjectIdentifier(key.argumentsType) && slot.pointee.name == key.name
-        {
+        if Self.holds(key, slot) {
             slot.deinitialize(count: 1)
         } else {
             (slot + 1).pointee = slot.move()
