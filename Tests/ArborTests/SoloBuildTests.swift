@@ -240,8 +240,8 @@ extension SoloBuildTests {
 
 /// `container.resolve(SBNode.self)` by the synchronous engine: in an `async` function the call would pick the `async`
 /// one.
-private func resolveSynchronously(_ container: Container) throws -> SBNode {
-    try container.resolve(SBNode.self)
+private func resolveSynchronously(_ container: Container, name: String? = nil) throws -> SBNode {
+    try container.resolve(SBNode.self, name: name)
 }
 
 /// `resolveSynchronously`, for the service registered under its protocol.
@@ -367,5 +367,64 @@ extension SoloBuildTests {
         }
         #expect(finished, "the threads did not finish within the timeout")
         problems.expectNone()
+    }
+}
+
+// A top-level resolve reads a permanent or weak instance before it begins, and when there is none it claims the
+// storage for its build in the same critical section (`InstanceStorage.loadHeld(as:protectedBy:claimingFor:claimed:)`),
+// under the name the coordinator knows it by once it has begun. These check what that claim must leave behind when the
+// build fails, and that the name is right where it differs from the thread's own: in an `async` resolution's code.
+extension SoloBuildTests {
+    @Test(arguments: [ObjectScope.permanent, .weak], [false, true])
+    func aTopLevelBuildThatFailsLeavesItsStorageFreeForTheNextResolve(scope: ObjectScope, awaiting: Bool) async throws {
+        let container = Container()
+        let builds = Counter()
+        container.register(SBNode.self) { _ in
+            guard builds.increment() > 1 else { throw TestFailure("the first build fails") }
+            return SBNode("second")
+        }
+        .inObjectScope(scope)
+        let resolve: () async throws -> SBNode = {
+            if awaiting { return try await container.resolve(SBNode.self) }
+            return try resolveSynchronously(container)
+        }
+
+        await #expect(throws: ResolutionError.self) { _ = try await resolve() }
+        let node = try await resolve()
+        #expect(node.label == "second", "the failed build's claim was abandoned: the next resolve builds")
+        #expect(try await resolve() === node)
+        #expect(builds.value == 2)
+        // From another thread too: a claim left behind would make it wait for a build that never ends.
+        let round = SBRound()
+        let finished = runThreads(1, timeout: 20) { thread in
+            round.record(thread, Result { try container.resolve(SBNode.self) })
+        }
+        #expect(finished, "another thread waited for the failed build's claim")
+        #expect(round.node(0) === node)
+    }
+
+    @Test(arguments: [ObjectScope.permanent, .weak])
+    func aSynchronousTopLevelBuildInsideAnAsyncResolutionIsPublishedOnce(scope: ObjectScope) async throws {
+        let container = Container()
+        let builds = Counter()
+        container.register(SBNode.self, name: "inner") { _ in
+            builds.increment()
+            return SBNode("inner")
+        }
+        .inObjectScope(scope)
+        // A synchronous factory of an `async` resolve, that resolves from the container itself: a top-level resolve
+        // that begins in the `async` resolution's synchronous code, and claims under that resolution's thread.
+        container.register(SBNode.self, name: "outer") { [unowned container] _ in
+            SBNode("outer", dependency: try container.resolve(SBNode.self, name: "inner"))
+        }
+        .inObjectScope(.transient)
+
+        let outer = try await container.resolve(SBNode.self, name: "outer")
+        let inner = try #require(outer.dependency)
+        #expect(try resolveSynchronously(container, name: "inner") === inner)
+        #expect(try await container.resolve(SBNode.self, name: "inner") === inner)
+        #expect(builds.value == 1, "the build was published, not left claimed")
+        let innerStorage = try #require(storage(of: "inner", in: container))
+        #expect(!CreationCoordinator.shared.isWaited(on: innerStorage))
     }
 }

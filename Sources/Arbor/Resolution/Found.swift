@@ -75,4 +75,20 @@ extension Unretained where Object == InstanceStorage {
             throw NotHeld()
         }
     }
+
+    /// The instance the storage holds, or — holding none — the storage claimed for `member`'s solo build if nothing
+    /// else builds it (`claimed` set); throws when it holds none.
+    @inline(__always)
+    func loadHeld<Service>(
+        as _: Service.Type, protectedBy hazard: Reclamation.Hazard,
+        claimingFor member: @autoclosure () -> CreationCoordinator.Member?, claimed: inout Bool
+    ) throws(NotHeld) -> Service {
+        do {
+            return try withObject {
+                try $0.loadHeld(as: Service.self, protectedBy: hazard, claimingFor: member(), claimed: &claimed)
+            }
+        } catch {
+            throw NotHeld()
+        }
+    }
 }

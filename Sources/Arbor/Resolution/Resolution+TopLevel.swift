@@ -109,20 +109,45 @@ extension Resolution {
         // something watches. Gated on the shape, which takes per-container registrations in too (their read throws at
         // once): `hasHeldStorage`, which the nested resolve uses to leave them out, cost `transient_leaf` and
         // `singleton_hit` 1% here.
-        var foundNoneHeld = false
+        var read = TopLevelRead.notRead
         if let found = lookup.found, found.shape == .held, lookup.diagnostics == nil {
-            do throws(NotHeld) { return try found.loadHeld(as: Service.self, protectedBy: threadHazard) } catch {}
-            foundNoneHeld = true
+            do throws(NotHeld) { return try readHeld(found, as: Service.self, into: &read) } catch {}
         }
-        begin(
-            key, in: container, maxDepth: lookup.depthLimit, diagnostics: lookup.diagnostics,
-            foundNoneHeld: foundNoneHeld)
+        begin(key, in: container, maxDepth: lookup.depthLimit, diagnostics: lookup.diagnostics, topLevelRead: read)
         do {
             let instance = try resolveFound(lookup.found)
             try complete(key)
             return instance
         } catch {
             throw failed(error)
+        }
+    }
+
+    /// The top-level resolve's fast path, before it begins: the instance a permanent or weak registration holds. When
+    /// it holds none, the storage is claimed for this resolution's build in the same critical section, if nothing
+    /// else builds it (`read` becomes `.claimed`, and the claim is the resolution's), or left as it was (`.foundNone`).
+    /// A per-container registration keeps no instance here (`read` becomes `.foundNone` at once).
+    @inline(__always)
+    func readHeld<Service>(
+        _ found: Found, as _: Service.Type, into read: inout TopLevelRead
+    ) throws(NotHeld) -> Service {
+        guard let storage = found.entry.withObject({ $0.heldStorage }) else {
+            read = .foundNone
+            throw NotHeld()
+        }
+        internalInvariant(!hasClaims, "an idle resolution has claimed nothing")
+        var claimed = false
+        do throws(NotHeld) {
+            return try storage.loadHeld(
+                as: Service.self, protectedBy: threadHazard, claimingFor: memberAtBegin, claimed: &claimed)
+        } catch {
+            if claimed {
+                withClaims { $0.solo.append(storage.object) }
+                read = .claimed(storage)
+            } else {
+                read = .foundNone
+            }
+            throw error
         }
     }
 
@@ -177,14 +202,11 @@ extension Resolution {
         defer { reader?.exit() }
         let lookup = try lookUpTopLevel(key, in: container)
         guard lookup.found != nil || Service.self is any AsyncDerivedService.Type else { return try unregistered() }
-        var foundNoneHeld = false
+        var read = TopLevelRead.notRead
         if arguments == nil, let found = lookup.found, found.shape == .held, lookup.diagnostics == nil {
-            do throws(NotHeld) { return try found.loadHeld(as: Service.self, protectedBy: threadHazard) } catch {}
-            foundNoneHeld = true
+            do throws(NotHeld) { return try readHeld(found, as: Service.self, into: &read) } catch {}
         }
-        begin(
-            key, in: container, maxDepth: lookup.depthLimit, diagnostics: lookup.diagnostics,
-            foundNoneHeld: foundNoneHeld)
+        begin(key, in: container, maxDepth: lookup.depthLimit, diagnostics: lookup.diagnostics, topLevelRead: read)
         do {
             let instance: Service = try await resolveAsync(key, found: lookup.found, depth: 0, arguments: arguments)
             try await completeAsync(key)

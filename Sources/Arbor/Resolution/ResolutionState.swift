@@ -43,9 +43,9 @@ struct ResolutionState {
     fileprivate var hooks = HookQueue()
     /// The permanent, weak and per-container instances this resolution claimed (``CreationCoordinator``).
     fileprivate var claims = Claims()
-    /// Set when the top-level resolve read the found registration's held instance, before it began, and found none:
-    /// the rules need not read it again at depth 0 (see `RuleDecision.stored`).
-    fileprivate var topLevelFoundNoneHeld = false
+    /// What the top-level resolve's read of the found registration's held instance, before it began, came to: the
+    /// rules at depth 0 need not read it again (see ``TopLevelRead``).
+    fileprivate var topLevelRead = TopLevelRead.notRead
     /// The observers and validation watching the origin. Usually `nil`: then they cost one check per resolve.
     fileprivate var diagnostics: Diagnostics?
     /// What the observers are told, while observers watch the running resolve (``Observation``). Usually `nil`.
@@ -160,9 +160,9 @@ extension Resolution {
     /// an `async` one is owned by the current task instead. With `diagnostics`, it tells the observers, if any.
     func begin(
         _ key: ServiceKey, in container: Container, maxDepth: Int, diagnostics: Diagnostics?,
-        foundNoneHeld: Bool = false
+        topLevelRead: TopLevelRead = .notRead
     ) {
-        state.value.topLevelFoundNoneHeld = foundNoneHeld
+        state.value.topLevelRead = topLevelRead
         state.value.origin = Unretained(container, retainedInChecks: false)
         state.value.context = state.value.origin
         state.value.maxDepth = maxDepth
@@ -173,10 +173,10 @@ extension Resolution {
         if state.value.isAsync {
             state.value.ownerTask = CurrentTask.address
         } else {
+            state.value.coordinationThread = coordinationThreadAtBegin
             state.value.threadContext.withObject { context in
                 state.value.previousActive = context.active
                 context.active = Unretained(self, retainedInChecks: false)
-                state.value.coordinationThread = context.hostedAsync ?? thread
             }
         }
         if let diagnostics {
@@ -418,15 +418,32 @@ extension Resolution {
         CreationCoordinator.Member(id: ObjectIdentifier(self), thread: state.value.coordinationThread)
     }
 
+    /// How the coordinator will know this idle resolution once `begin` has run: what a top-level resolve claims by
+    /// before it begins (``TopLevelRead/claimed(_:)``).
+    var memberAtBegin: CreationCoordinator.Member {
+        CreationCoordinator.Member(id: ObjectIdentifier(self), thread: coordinationThreadAtBegin)
+    }
+
+    /// The thread the coordinator knows a resolution by from `begin` on: an `async` resolution's own; for a
+    /// synchronous one, the `async` resolution whose synchronous code it begins in, if any, else its thread's.
+    private var coordinationThreadAtBegin: ThreadID {
+        if state.value.isAsync { return state.value.coordinationThread }
+        return state.value.threadContext.withObject { $0.hostedAsync ?? thread }
+    }
+
     /// Runs `body` with what the resolution claimed: the coordinator's operations change it in place.
     @inline(__always)
     func withClaims<Result>(_ body: (inout Claims) throws -> Result) rethrows -> Result {
         try body(&state.value.claims)
     }
 
-    /// Whether the top-level resolve found no instance held before it began (`begin`'s `foundNoneHeld`).
+    /// What the top-level resolve's read before it began came to (`begin`'s `topLevelRead`). Taking it leaves
+    /// `.notRead`: a claim is built once.
     @inline(__always)
-    var topLevelFoundNoneHeld: Bool { state.value.topLevelFoundNoneHeld }
+    func takeTopLevelRead() -> TopLevelRead {
+        defer { state.value.topLevelRead = .notRead }
+        return state.value.topLevelRead
+    }
 
     /// Whether the resolution claimed anything it must publish or abandon when it ends.
     @inline(__always)

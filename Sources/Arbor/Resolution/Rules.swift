@@ -25,9 +25,22 @@ enum RuleDecision {
     /// the resolve goes straight to acquiring, which takes a held instance too (a lock, an unlock and a thrown
     /// `NotHeld` fewer for a request child's per-container instance, and for a weak instance built again).
     case stored(Unretained<InstanceStorage>, owner: Unretained<Container>, mayHold: Bool)
-    /// A per-container storage the decision made and claimed solo for this resolution, as acquiring it would have:
-    /// build it from `owner` (a lock of the origin fewer than making it, then claiming it).
+    /// A storage claimed solo for this resolution, as acquiring it would have: build it from `owner`. A per-container
+    /// storage the decision made and claimed (a lock of the origin fewer than making it, then claiming it), or at depth
+    /// 0 the storage the top-level resolve claimed as it read it (``TopLevelRead/claimed(_:)``).
     case claimed(Unretained<InstanceStorage>, owner: Unretained<Container>)
+}
+
+/// What a top-level resolve's read of a permanent or weak registration's instance, before the resolve began, came
+/// to, when it found none: the rules take it at depth 0 instead of reading again.
+enum TopLevelRead {
+    /// It read nothing: the registration keeps no instance, or something watches.
+    case notRead
+    /// It found no instance, and left the storage as it was: acquire it.
+    case foundNone
+    /// It found no instance, and claimed the storage for this resolution's solo build in the same critical section
+    /// (`InstanceStorage.loadHeld(as:protectedBy:claimingFor:claimed:)`): build it.
+    case claimed(Unretained<InstanceStorage>)
 }
 
 extension Resolution {
@@ -53,8 +66,17 @@ extension Resolution {
             guard let storage = found.entry.withObject({ $0.heldStorage }) else {
                 preconditionFailure("A registration that keeps its instances has a storage.")
             }
-            // At depth 0, the top-level resolve may have just read it and found none.
-            return .stored(storage, owner: found.ownerReference, mayHold: depth != 0 || !topLevelFoundNoneHeld)
+            // At depth 0, the top-level resolve may have just read it and found none, or claimed it.
+            guard depth == 0 else { return .stored(storage, owner: found.ownerReference, mayHold: true) }
+            switch takeTopLevelRead() {
+            case .notRead:
+                return .stored(storage, owner: found.ownerReference, mayHold: true)
+            case .foundNone:
+                return .stored(storage, owner: found.ownerReference, mayHold: false)
+            case .claimed(let claimed):
+                internalInvariant(claimed == storage, "the top-level resolve claimed the storage it found")
+                return .claimed(storage, owner: found.ownerReference)
+            }
         case .perContainer:
             // One per registration and origin, kept by the origin, and built from it. The origin keeps its
             // per-container storages until it is deinitialised, and the caller keeps the origin.
