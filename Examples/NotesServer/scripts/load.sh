@@ -12,10 +12,14 @@
 #
 # Settings, from the environment:
 #   ROUNDS=5  DURATION=10s  THREADS=2  CONNECTIONS=32  TOTAL=1000000  WARMUP=50000  SAMPLE_EVERY=100000
-#   SLICE=3s  PORT=8081 (the four servers take PORT to PORT+3)  NOTES=20  FRAMEWORKS="hummingbird vapor"
+#   SLICE=3s  PORT=8081 (the servers take PORT onwards: four, six with BASELINE)  NOTES=20
+#   FRAMEWORKS="hummingbird vapor"
 #   RELEASE_HOOKS=synchronous (or awaited: how the Arbor-wired Vapor server closes a request's child)
 #   BY_THREAD=0 (1: after each round, each wiring's CPU time and context switches a request by kind of thread, the
 #   event loops and the concurrency runtime's pool, from /proc/PID/task; a thread that ends during a run is missed)
+#   BASELINE= (the path of another build's NotesServer: its Arbor wiring runs as a third server of each framework, in
+#   the same rounds, and the table adds this build's requests per second and CPU a request against it; copy the
+#   binary out of .build first, since the build below replaces it)
 # Needs wrk (`apt-get install -y wrk`), curl and awk; Linux, for /proc/PID/status.
 set -euo pipefail
 
@@ -32,6 +36,12 @@ NOTES=${NOTES:-20}
 FRAMEWORKS=${FRAMEWORKS:-hummingbird vapor}
 RELEASE_HOOKS=${RELEASE_HOOKS:-synchronous}
 BY_THREAD=${BY_THREAD:-0}
+BASELINE=${BASELINE:-}
+wirings="arbor manual"
+if [[ -n $BASELINE ]]; then
+    [[ -x $BASELINE ]] || { echo "BASELINE must name a NotesServer binary: $BASELINE" >&2; exit 1; }
+    wirings="arbor manual baseline"
+fi
 
 package="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 for tool in wrk curl awk; do
@@ -39,12 +49,13 @@ for tool in wrk curl awk; do
 done
 
 work="$(mktemp -d)"
-# A server is named FRAMEWORK-WIRING (hummingbird-arbor, vapor-manual, …).
+# A server is named FRAMEWORK-WIRING (hummingbird-arbor, vapor-manual, …); FRAMEWORK-baseline is the Arbor wiring of
+# the BASELINE build.
 declare -A pid_of=()
 declare -A port_of=()
 next_port=$PORT
 for framework in $FRAMEWORKS; do
-    for wiring in arbor manual; do
+    for wiring in $wirings; do
         port_of[$framework-$wiring]=$next_port
         next_port=$((next_port + 1))
     done
@@ -79,10 +90,12 @@ LUA
 start() {
     local name=$1 port=${port_of[$1]}
     if curl -fs "http://127.0.0.1:$port/notes" >/dev/null 2>&1; then
-        echo "Something already answers on port $port: set PORT to the first of four free ports." >&2
+        echo "Something already answers on port $port: set PORT to the first of ${#port_of[@]} free ports." >&2
         exit 1
     fi
-    "$server" --framework "${name%-*}" --wiring "${name#*-}" --hostname 127.0.0.1 --port "$port" \
+    local binary=$server wiring=${name#*-}
+    if [[ $wiring == baseline ]]; then binary=$BASELINE wiring=arbor; fi
+    "$binary" --framework "${name%-*}" --wiring "$wiring" --hostname 127.0.0.1 --port "$port" \
         --release-hooks "$RELEASE_HOOKS" >"$work/$name.log" 2>&1 &
     pid_of[$name]=$!
     for _ in $(seq 100); do
@@ -173,19 +186,21 @@ paths() {
 }
 
 echo
-echo "== Throughput: wrk -t$THREADS -c$CONNECTIONS -d$DURATION per run, each framework's two wirings alternating"
+echo "== Throughput: wrk -t$THREADS -c$CONNECTIONS -d$DURATION per run, each framework's wirings alternating"
 echo "   show:  GET /notes/:id"
 echo "   mixed: GET /notes/:id, GET /notes, GET /notes/:id, GET /notes/export (3 chunks), GET /notes/:id"
 echo "   cpu µs/req: the server's CPU time per request; its ratio is manual/arbor, so both ratios read 'arbor as a"
 echo "   fraction of manual' (1.0 = as fast)"
 for framework in $FRAMEWORKS; do
     for workload in show mixed; do
-        for wiring in arbor manual; do
+        for wiring in $wirings; do
             measure "$framework-$wiring" 3s $(paths "$framework-$wiring" "$workload") >/dev/null
         done
         : >"$work/rates-$framework-$workload"
         : >"$work/costs-$framework-$workload"
         : >"$work/extra-$framework-$workload"
+        : >"$work/baseline-rates-$framework-$workload"
+        : >"$work/baseline-extra-$framework-$workload"
     done
 done
 printf '\n%-11s %-6s %-6s %12s %12s %8s %14s %15s %8s\n' framework round load "arbor req/s" "manual req/s" ratio \
@@ -193,7 +208,8 @@ printf '\n%-11s %-6s %-6s %12s %12s %8s %14s %15s %8s\n' framework round load "a
 for round in $(seq "$ROUNDS"); do
     for framework in $FRAMEWORKS; do
         for workload in show mixed; do
-            if ((round % 2)); then order="arbor manual"; else order="manual arbor"; fi
+            order=$wirings
+            if ((round % 2 == 0)); then order=$(tr ' ' '\n' <<<"$wirings" | tac | tr '\n' ' '); fi
             declare -A rate=() cost=()
             for wiring in $order; do
                 read -r "rate[$wiring]" _ "cost[$wiring]" < <(measure "$framework-$wiring" "$DURATION" \
@@ -207,6 +223,16 @@ for round in $(seq "$ROUNDS"); do
                 >>"$work/extra-$framework-$workload"
             printf '%-11s %-6s %-6s %12.0f %12.0f %8s %14s %15s %8s\n' "$framework" "$round" "$workload" \
                 "${rate[arbor]}" "${rate[manual]}" "$rate_ratio" "${cost[arbor]}" "${cost[manual]}" "$cost_ratio"
+            if [[ -n $BASELINE ]]; then
+                awk -v a="${rate[arbor]}" -v b="${rate[baseline]}" 'BEGIN { printf "%.3f\n", a / b }' \
+                    >>"$work/baseline-rates-$framework-$workload"
+                awk -v a="${cost[arbor]}" -v b="${cost[baseline]}" 'BEGIN { printf "%.1f\n", a - b }' \
+                    >>"$work/baseline-extra-$framework-$workload"
+                printf '%-11s %-6s %-6s %12.0f %12s %8s %14s   this build: %s req/s, %+.1f µs CPU a request\n' \
+                    "" "" "" "${rate[baseline]}" "(baseline)" "" "${cost[baseline]}" \
+                    "$(tail -1 "$work/baseline-rates-$framework-$workload")×" \
+                    "$(tail -1 "$work/baseline-extra-$framework-$workload")"
+            fi
             if [[ $BY_THREAD == 1 ]]; then
                 for wiring in arbor manual; do
                     echo "  $wiring, by thread:"
@@ -222,6 +248,11 @@ for framework in $FRAMEWORKS; do
         echo "median, $framework $workload: requests/second arbor/manual $(median <"$work/rates-$framework-$workload")," \
             "CPU per request manual/arbor $(median <"$work/costs-$framework-$workload")," \
             "extra CPU per request $(median <"$work/extra-$framework-$workload") µs"
+        if [[ -n $BASELINE ]]; then
+            echo "median, $framework $workload: this build against BASELINE: requests/second" \
+                "$(median <"$work/baseline-rates-$framework-$workload")×, CPU per request" \
+                "$(median <"$work/baseline-extra-$framework-$workload" | awk '{ printf "%+.1f", $1 }') µs"
+        fi
     done
 done
 
