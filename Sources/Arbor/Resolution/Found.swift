@@ -69,15 +69,12 @@ extension Unretained where Object == InstanceStorage {
     /// The instance the storage holds, as the registration's `Service`; throws when it holds none.
     @inline(__always)
     func loadHeld<Service>(as _: Service.Type, protectedBy hazard: Reclamation.Hazard) throws(NotHeld) -> Service {
-        do {
-            return try withObject { try $0.loadHeld(as: Service.self, protectedBy: hazard) }
-        } catch {
-            throw NotHeld()
-        }
+        var claimed = false
+        return try loadHeld(as: Service.self, protectedBy: hazard, claimingFor: nil, claimed: &claimed)
     }
 
     /// The instance the storage holds, or — holding none — the storage claimed for `member`'s solo build if nothing
-    /// else builds it (`claimed` set); throws when it holds none.
+    /// else builds it (`claimed` set); throws when it holds none. `member` is asked only then; `nil` claims nothing.
     @inline(__always)
     func loadHeld<Service>(
         as _: Service.Type, protectedBy hazard: Reclamation.Hazard,
