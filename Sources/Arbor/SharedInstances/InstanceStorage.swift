@@ -156,7 +156,7 @@ final class InstanceStorage: @unchecked Sendable {
 
     /// `loadHeld`, that claims the storage for `member`'s solo build when it holds no instance and nothing builds it,
     /// in the same critical section: a top-level resolve that builds a weak instance again read it, then claimed it,
-    /// each under the owning container's lock (measured: `weak_build` 2,833 → 2,677 instructions, and on the notes
+    /// each under the owning container's lock (measured: `weak_build` 2,833 → 2,634 instructions, and on the notes
     /// server, whose `.weak` renderer is built again on most requests, a section of the root's lock fewer a request).
     /// Sets `claimed` when it claimed, as `claimSolo` would have: the caller records the claim. Otherwise the storage
     /// is as it was, for the caller to acquire as usual. `member` is asked only then; `nil` claims nothing.
