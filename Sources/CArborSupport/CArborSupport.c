@@ -1,5 +1,6 @@
 // Support for Arbor that Swift cannot express portably: word-sized atomics (include/CArborAtomics.h, all
-// `static inline`), a thread-local variable, and a process-wide memory barrier, defined here.
+// `static inline`, and the counter of unique numbers they count with), thread-local variables, and a process-wide
+// memory barrier, defined here.
 #if defined(__linux__)
 #define _GNU_SOURCE
 #endif
@@ -26,6 +27,7 @@ enum {
 
 // `nodebug` here and below: Valgrind 3.19 cannot read the debug information clang emits for this file (it gives up
 // on the whole binary), and the Performance article's profiling recipe runs the benchmark under Valgrind.
+__attribute__((nodebug)) intptr_t carbor_unique_number_counter = 2;
 __attribute__((nodebug)) _Thread_local void *_Nullable carbor_pooled_resolution = 0;
 __attribute__((nodebug)) _Thread_local void *_Nullable carbor_thread_context = 0;
 __attribute__((nodebug)) _Thread_local uintptr_t carbor_thread_number = 0;

@@ -40,4 +40,14 @@ static inline intptr_t carbor_fetch_add(intptr_t *_Nonnull word, intptr_t delta)
     return __atomic_fetch_add(word, delta, __ATOMIC_RELAXED);
 }
 
+/// The counter behind `carbor_next_unique_number`; defined in CArborSupport.c, starting at 2.
+extern intptr_t carbor_unique_number_counter;
+
+/// A number no earlier call returned in this process, on any thread: a relaxed fetch-and-add on one global word,
+/// which Swift reaches directly. (A Swift `static let` holding the counter's address costs a `swift_once` check and
+/// an accessor call on every use: six a request on the Hummingbird notes server.)
+static inline intptr_t carbor_next_unique_number(void) {
+    return __atomic_fetch_add(&carbor_unique_number_counter, 1, __ATOMIC_RELAXED);
+}
+
 #endif
