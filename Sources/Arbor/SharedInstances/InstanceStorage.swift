@@ -41,7 +41,12 @@ final class InstanceStorage: @unchecked Sendable {
     /// it started in (and so its ancestors), and a creation group keeps the containers of the storages it claimed
     /// until it completes (``CreationGroup``), since a member that fails or is cancelled leaves it without waiting.
     private let ownerReference: Unretained<Container>
-    private var lock: Protected<Registry> { ownerReference.object.registry }
+    /// Runs `body` with the container's registry, whose lock the caller holds. Borrows the container: going through
+    /// `ownerReference.object.registry` retained and released the container and the registry each time.
+    @inline(__always)
+    private func withRegistryAssumingLocked<Result>(_ body: (inout Registry) -> Result) -> Result {
+        ownerReference.withObject { $0.registry.withValueAssumingLocked(body) }
+    }
     /// The container that keeps the storage. Call only while something keeps that container alive.
     var owner: Container { ownerReference.object }
     /// The instance being built (both retentions, once the factory returned), or held (strong retention). Retained
@@ -229,7 +234,7 @@ final class InstanceStorage: @unchecked Sendable {
         // Moved out, not copied and then cleared: a retain and a release fewer per released instance.
         guard let value = value.take(), retention == .strong else { return nil }
         // Under the lock, the container's observers: they are told after the hooks ran.
-        let diagnostics = lock.withValueAssumingLocked { $0.diagnostics }
+        let diagnostics = withRegistryAssumingLocked { $0.diagnostics }
         return ReleasedInstance(
             value: value, hooks: releaseHooks, sequence: sequence,
             watchers: diagnostics.flatMap { $0.observers.isEmpty ? nil : ReleaseWatchers(key: key, $0.observers) })
@@ -289,7 +294,7 @@ final class InstanceStorage: @unchecked Sendable {
     /// Whether the container that keeps the storage was closed: then nothing is built in it any more, and a build
     /// that was running when it closed is released when it is published. Call with the container's lock held.
     private var isClosedLocked: Bool {
-        lock.withValueAssumingLocked { $0.isClosed }
+        withRegistryAssumingLocked { $0.isClosed }
     }
 
     /// Starts a build, if nothing holds or builds the instance: the storage may have changed since the snapshot (a
@@ -518,8 +523,11 @@ final class InstanceStorage: @unchecked Sendable {
 
     @inline(__always)
     private func withLock<Result>(_ body: () -> Result) -> Result {
-        lock.lock()
-        defer { lock.unlock() }
+        // The container borrowed, not `lock` twice: that retained and released the container and its registry for
+        // the lock and again for the unlock (measured: 8 of the 14 reference-count operations of publishing a
+        // request's per-container unit of work).
+        ownerReference.withObject { $0.registry.lock() }
+        defer { ownerReference.withObject { $0.registry.unlock() } }
         return body()
     }
 }
