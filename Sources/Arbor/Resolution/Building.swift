@@ -68,10 +68,12 @@ extension Resolution {
         var graphPosition: Int?
         if building.keepsInGraph { graphPosition = keepInGraph(instance, for: building.slot) }
         if let claim = building.claim {
-            if building.kind == .weak, object(in: instance) == nil {
-                abandon(claim.storage.object)
-            } else if !publishedAtOnce(instance, building, in: claim.storage.object) {
-                built(instance, in: claim.storage.object)
+            claim.storage.withObject { storage in
+                if building.kind == .weak, object(in: instance) == nil {
+                    abandon(storage)
+                } else if !publishedAtOnce(instance, building, in: storage) {
+                    built(instance, in: storage)
+                }
             }
         }
         if let observation { report(instance, builtBy: building, to: observation) }

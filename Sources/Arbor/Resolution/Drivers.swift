@@ -56,7 +56,9 @@ extension Resolution {
             }
             building = try beginClaimedBuild(found, key: key, storage: storage, owner: owner, depth: depth)
         case .claimed(let storage, let owner):
-            building = try beginClaimedBuild(found, key: key, storage: storage.object, owner: owner, depth: depth)
+            building = try storage.withObject {
+                try beginClaimedBuild(found, key: key, storage: $0, owner: owner, depth: depth)
+            }
         }
         let instance: Service
         do {
@@ -172,7 +174,9 @@ extension Resolution {
             }
             building = try beginClaimedBuild(found, key: key, storage: storage, owner: owner, depth: depth)
         case .claimed(let storage, let owner):
-            building = try beginClaimedBuild(found, key: key, storage: storage.object, owner: owner, depth: depth)
+            building = try storage.withObject {
+                try beginClaimedBuild(found, key: key, storage: $0, owner: owner, depth: depth)
+            }
         }
         let instance: Service
         do {
