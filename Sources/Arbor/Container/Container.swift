@@ -99,14 +99,16 @@ public final class Container: Resolver, @unchecked Sendable {
             //
             // No `changed()`: no thread can have looked anything up in this container yet, and its version is a
             // number no container had before.
-            siblings.stripe = parent.childStripes().insert(self) { isClosed, diagnostics in
-                // Usually nothing to inherit: a new registry is open and unwatched already, and its lock is left
-                // alone (a lock and an unlock of every request's child).
-                if !isClosed, case .none = diagnostics { return }
-                registry.withLock { registry in
-                    if let diagnostics { registry.diagnostics = diagnostics.inherited }
-                    registry.isClosed = isClosed
-                    markSettings(of: registry)
+            siblings.stripe = parent.withChildStripes { stripes in
+                stripes.insert(self) { isClosed, diagnostics in
+                    // Usually nothing to inherit: a new registry is open and unwatched already, and its lock is left
+                    // alone (a lock and an unlock of every request's child).
+                    if !isClosed, case .none = diagnostics { return }
+                    registry.withLock { registry in
+                        if let diagnostics { registry.diagnostics = diagnostics.inherited }
+                        registry.isClosed = isClosed
+                        markSettings(of: registry)
+                    }
                 }
             }
         }
@@ -136,16 +138,26 @@ public final class Container: Resolver, @unchecked Sendable {
         version.deallocate()
     }
 
-    /// This container's children, made with the first one.
+    /// Runs `body` with this container's children, made with the first one, borrowed rather than retained: the
+    /// container keeps them until its deinit.
     @inline(__always)
-    func childStripes() -> ChildStripes {
-        if let stripes = existingChildStripes { return stripes }
-        return registry.withLock { registry in
-            if let stripes = existingChildStripes { return stripes }
+    func withChildStripes<Result>(_ body: (ChildStripes) -> Result) -> Result {
+        var word = childStripesWord.load()
+        if word == 0 { word = makeChildStripes() }
+        return Unmanaged<ChildStripes>.fromOpaque(UnsafeRawPointer(bitPattern: word)!)._withUnsafeGuaranteedRef(body)
+    }
+
+    /// Makes this container's children's lists, unless another thread just did: the address of the one kept.
+    @inline(never)
+    private func makeChildStripes() -> Int {
+        registry.withLock { registry in
+            let word = childStripesWord.load()
+            if word != 0 { return word }
             // Under the lock that `close()` and `changeObservers` take to change what the stripes hand down.
             let stripes = ChildStripes(isClosed: registry.isClosed, diagnostics: registry.diagnostics)
-            childStripesWord.store(Int(bitPattern: Unmanaged.passRetained(stripes).toOpaque()))
-            return stripes
+            let made = Int(bitPattern: Unmanaged.passRetained(stripes).toOpaque())
+            childStripesWord.store(made)
+            return made
         }
     }
 
