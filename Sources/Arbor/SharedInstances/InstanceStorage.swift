@@ -524,8 +524,8 @@ final class InstanceStorage: @unchecked Sendable {
     @inline(__always)
     private func withLock<Result>(_ body: () -> Result) -> Result {
         // The container borrowed, not `lock` twice: that retained and released the container and its registry for
-        // the lock and again for the unlock (measured: 8 of the 14 reference-count operations of publishing a
-        // request's per-container unit of work).
+        // the lock and again for the unlock (measured: `request_scope_per_container` 21,312 → 20,333 instructions;
+        // on the Hummingbird notes server, 17 reference-count operations fewer a request).
         ownerReference.withObject { $0.registry.lock() }
         defer { ownerReference.withObject { $0.registry.unlock() } }
         return body()
