@@ -144,7 +144,7 @@ public final class Container: Resolver, @unchecked Sendable {
     func withChildStripes<Result>(_ body: (ChildStripes) -> Result) -> Result {
         var word = childStripesWord.load()
         if word == 0 { word = makeChildStripes() }
-        return Unmanaged<ChildStripes>.fromOpaque(UnsafeRawPointer(bitPattern: word)!)._withUnsafeGuaranteedRef(body)
+        return Unretained<ChildStripes>(fromOpaque: UnsafeRawPointer(bitPattern: word)!).withObject(body)
     }
 
     /// Makes this container's children's lists, unless another thread just did: the address of the one kept.
@@ -173,7 +173,7 @@ public final class Container: Resolver, @unchecked Sendable {
     @inline(__always)
     func withExistingChildStripes(_ body: (ChildStripes) -> Void) {
         guard let pointer = UnsafeRawPointer(bitPattern: childStripesWord.load()) else { return }
-        Unmanaged<ChildStripes>.fromOpaque(pointer)._withUnsafeGuaranteedRef(body)
+        Unretained<ChildStripes>(fromOpaque: pointer).withObject(body)
     }
 
     /// How many children are linked in this container's lists: for tests.
