@@ -134,7 +134,9 @@ public final class Container: Resolver, @unchecked Sendable {
             return released
         }
         ReleasedInstance.run(released)
-        if let stripes = existingChildStripes { Unmanaged.passUnretained(stripes).release() }
+        if let pointer = UnsafeRawPointer(bitPattern: childStripesWord.load()) {
+            Unmanaged<ChildStripes>.fromOpaque(pointer).release()
+        }
         version.deallocate()
     }
 
@@ -142,48 +144,37 @@ public final class Container: Resolver, @unchecked Sendable {
     /// container keeps them until its deinit.
     @inline(__always)
     func withChildStripes<Result>(_ body: (ChildStripes) -> Result) -> Result {
-        var word = childStripesWord.load()
-        if word == 0 { word = makeChildStripes() }
-        return Unretained<ChildStripes>(fromOpaque: UnsafeRawPointer(bitPattern: word)!).withObject(body)
+        if let result = withExistingChildStripes(body) { return result }
+        makeChildStripes()
+        return withExistingChildStripes(body)!
     }
 
-    /// Makes this container's children's lists, unless another thread just did: the address of the one kept.
+    /// Makes this container's children's lists, unless another thread just did.
     @inline(never)
-    private func makeChildStripes() -> Int {
+    private func makeChildStripes() {
         registry.withLock { registry in
-            let word = childStripesWord.load()
-            if word != 0 { return word }
+            guard childStripesWord.load() == 0 else { return }
             // Under the lock that `close()` and `changeObservers` take to change what the stripes hand down.
             let stripes = ChildStripes(isClosed: registry.isClosed, diagnostics: registry.diagnostics)
-            let made = Int(bitPattern: Unmanaged.passRetained(stripes).toOpaque())
-            childStripesWord.store(made)
-            return made
+            childStripesWord.store(Int(bitPattern: Unmanaged.passRetained(stripes).toOpaque()))
         }
     }
 
-    /// This container's children, if it has had any.
+    /// Runs `body` with this container's children, borrowed rather than retained; `nil` if it has had none.
     @inline(__always)
-    var existingChildStripes: ChildStripes? {
-        UnsafeRawPointer(bitPattern: childStripesWord.load()).map {
-            Unmanaged<ChildStripes>.fromOpaque($0).takeUnretainedValue()
-        }
-    }
-
-    /// Runs `body` with this container's children, if it has had any, borrowed rather than retained.
-    @inline(__always)
-    func withExistingChildStripes(_ body: (ChildStripes) -> Void) {
-        guard let pointer = UnsafeRawPointer(bitPattern: childStripesWord.load()) else { return }
-        Unretained<ChildStripes>(fromOpaque: pointer).withObject(body)
+    func withExistingChildStripes<Result>(_ body: (ChildStripes) -> Result) -> Result? {
+        guard let pointer = UnsafeRawPointer(bitPattern: childStripesWord.load()) else { return nil }
+        return Unretained<ChildStripes>(fromOpaque: pointer).withObject(body)
     }
 
     /// How many children are linked in this container's lists: for tests.
     var linkedChildCount: Int {
-        existingChildStripes?.count ?? 0
+        withExistingChildStripes { $0.count } ?? 0
     }
 
     /// The children whose deinit has not begun.
     var liveChildren: [Container] {
-        existingChildStripes?.live() ?? []
+        withExistingChildStripes { $0.live() } ?? []
     }
 
     /// The storage of `entry`'s per-container instance in this container, made on first use; unretained: the container
@@ -420,7 +411,7 @@ public final class Container: Resolver, @unchecked Sendable {
         let children = registry.withLock { registry in
             registry.diagnostics = Diagnostics.changing(registry.diagnostics, adding: added, removing: removed)
             markSettings(of: registry)
-            return existingChildStripes?.setDiagnostics(registry.diagnostics) ?? []
+            return withExistingChildStripes { $0.setDiagnostics(registry.diagnostics) } ?? []
         }
         changed()
         for child in children { child.changeObservers(adding: added, removing: removed) }
@@ -462,7 +453,7 @@ public final class Container: Resolver, @unchecked Sendable {
             )
         }
         // After the registration is in: a child made from now on finds it; one made before is among the children.
-        let hasChildren = existingChildStripes != nil
+        let hasChildren = childStripesWord.load() != 0
         // A look-up cached here may have found an ancestor's registration under this key, which this one hides.
         if lookedUp { changed() }
         if hasChildren { invalidateDescendantCaches() }
@@ -578,7 +569,7 @@ public final class Container: Resolver, @unchecked Sendable {
                 if let instance = entry.storage?.releaseLocked() { released.append(instance) }
             }
             registry.perContainer.releaseLocked(into: &released)
-            let children = existingChildStripes?.close() ?? []
+            let children = withExistingChildStripes { $0.close() } ?? []
             return (released, children)
         }
         for child in children { released += child.closeSubtree() }

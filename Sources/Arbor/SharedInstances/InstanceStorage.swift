@@ -173,8 +173,8 @@ final class InstanceStorage: @unchecked Sendable {
         }
         var stale: StoredValue?
         defer { withExtendedLifetime(stale) {} }  // After the lock: its deinit may use the container.
-        ownerReference.withObject { $0.registry.lock() }
-        defer { ownerReference.withObject { $0.registry.unlock() } }
+        lockOwner()
+        defer { unlockOwner() }
         guard case .holding = state else {
             try claimOnMiss(for: member(), claimed: &claimed, stale: &stale)
         }
@@ -523,11 +523,23 @@ final class InstanceStorage: @unchecked Sendable {
 
     @inline(__always)
     private func withLock<Result>(_ body: () -> Result) -> Result {
-        // The container borrowed, not `lock` twice: that retained and released the container and its registry for
-        // the lock and again for the unlock (measured: `request_scope_per_container` 21,312 → 20,333 instructions;
-        // on the Hummingbird notes server, 17 reference-count operations fewer a request).
-        ownerReference.withObject { $0.registry.lock() }
-        defer { ownerReference.withObject { $0.registry.unlock() } }
+        lockOwner()
+        defer { unlockOwner() }
         return body()
+    }
+
+    /// Takes the lock of the container that keeps the storage, the container borrowed. (Measured: through a
+    /// computed `lock` property, each lock and each unlock retained and released the container and its registry;
+    /// `request_scope_per_container` 21,312 → 20,333 instructions, and on the Hummingbird notes server 17
+    /// reference-count operations fewer a request.)
+    @inline(__always)
+    private func lockOwner() {
+        ownerReference.withObject { $0.registry.lock() }
+    }
+
+    /// Releases what `lockOwner()` took.
+    @inline(__always)
+    private func unlockOwner() {
+        ownerReference.withObject { $0.registry.unlock() }
     }
 }
