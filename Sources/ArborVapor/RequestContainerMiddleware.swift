@@ -29,10 +29,16 @@ public import Vapor
 /// ```
 ///
 /// `useRequestContainers` adds this middleware to `app.middleware` and to `app.lifecycle`. To give containers to
-/// some routes only, add it yourself, to a group, and to the lifecycle, which ends the root at shutdown:
+/// some routes only, make it yourself, with the same hook, and add it to a group, and to the lifecycle, which ends
+/// the root at shutdown:
 ///
 /// ```swift
-/// let containers = RequestContainerMiddleware(root: container)
+/// let containers = RequestContainerMiddleware(root: container) { request, child in
+///     guard let name = request.headers.first(name: "X-User") else {
+///         throw Abort(.unauthorized, reason: "Send the user in an X-User header.")
+///     }
+///     child.register(User.self, instance: User(name: name))
+/// }
 /// app.lifecycle.use(containers)
 /// let api = app.grouped(containers)
 /// ```

@@ -295,6 +295,46 @@ actor Rendezvous {
         }
     }
 
+    /// A middleware made by hand, with its hook, on a route group and the lifecycle: the group's requests get
+    /// children with their values, closed after the response; a route outside the group is told what to add; the
+    /// app's shutdown closes the root.
+    @Test func aRouteGroupWithItsOwnMiddleware() async throws {
+        let root = Container()
+        let children = Mutex<[Container]>([])
+        try await VaporTesting.withApp { app in
+            let containers = RequestContainerMiddleware(root: root) { request, child in
+                children.withLock { $0.append(child) }
+                guard let user = request.headers.first(name: "X-User") else {
+                    throw Abort(.unauthorized, reason: "Send the user in an X-User header.")
+                }
+                child.register(String.self, name: "user", instance: user)
+            }
+            app.lifecycle.use(containers)
+            let api = app.grouped(containers)
+            api.get("me") { request in try request.container.resolve(String.self, name: "user") }
+            app.get("outside") { request -> String in
+                _ = try request.container
+                return "unreachable"
+            }
+            try await app.testing().test(.GET, "me", headers: ["X-User": "ann"]) { response in
+                #expect(response.status == .ok)
+                #expect(response.body.string == "ann")
+            }
+            try await app.testing().test(.GET, "me") { response in
+                #expect(response.status == .unauthorized)
+            }
+            try await app.testing().test(.GET, "outside", headers: ["X-User": "ann"]) { response in
+                #expect(response.status == .internalServerError)
+                #expect(response.body.string.contains("useRequestContainers"))
+            }
+            #expect(!root.isClosed)
+        }
+        let made = children.withLock { $0 }
+        #expect(made.count == 2)
+        #expect(made.allSatisfy { $0.isClosed })
+        #expect(root.isClosed)
+    }
+
     @Test func aRouteWithoutTheMiddlewareAnswers500WithWhatToDo() async throws {
         try await withApp { app in
             app.get("orphan") { request -> String in
