@@ -78,6 +78,11 @@ public final class Container: Resolver, @unchecked Sendable {
     /// before. Shares `version`'s allocation.
     private var childStripesWord: AtomicWord { version.third }
 
+    /// Where this container's children's lists are, `nil` until its first child: the one reading of
+    /// `childStripesWord`.
+    @inline(__always)
+    private var childStripesAddress: UnsafeRawPointer? { UnsafeRawPointer(bitPattern: childStripesWord.load()) }
+
     /// Makes a container.
     ///
     /// ```swift
@@ -134,7 +139,7 @@ public final class Container: Resolver, @unchecked Sendable {
             return released
         }
         ReleasedInstance.run(released)
-        if let pointer = UnsafeRawPointer(bitPattern: childStripesWord.load()) {
+        if let pointer = childStripesAddress {
             Unmanaged<ChildStripes>.fromOpaque(pointer).release()
         }
         version.deallocate()
@@ -153,7 +158,7 @@ public final class Container: Resolver, @unchecked Sendable {
     @inline(never)
     private func makeChildStripes() {
         registry.withLock { registry in
-            guard childStripesWord.load() == 0 else { return }
+            guard childStripesAddress == nil else { return }
             // Under the lock that `close()` and `changeObservers` take to change what the stripes hand down.
             let stripes = ChildStripes(isClosed: registry.isClosed, diagnostics: registry.diagnostics)
             childStripesWord.store(Int(bitPattern: Unmanaged.passRetained(stripes).toOpaque()))
@@ -163,7 +168,7 @@ public final class Container: Resolver, @unchecked Sendable {
     /// Runs `body` with this container's children, borrowed rather than retained; `nil` if it has had none.
     @inline(__always)
     func withExistingChildStripes<Result>(_ body: (ChildStripes) -> Result) -> Result? {
-        guard let pointer = UnsafeRawPointer(bitPattern: childStripesWord.load()) else { return nil }
+        guard let pointer = childStripesAddress else { return nil }
         return Unretained<ChildStripes>(fromOpaque: pointer).withObject(body)
     }
 
@@ -453,7 +458,7 @@ public final class Container: Resolver, @unchecked Sendable {
             )
         }
         // After the registration is in: a child made from now on finds it; one made before is among the children.
-        let hasChildren = childStripesWord.load() != 0
+        let hasChildren = childStripesAddress != nil
         // A look-up cached here may have found an ancestor's registration under this key, which this one hides.
         if lookedUp { changed() }
         if hasChildren { invalidateDescendantCaches() }
