@@ -77,4 +77,34 @@ public struct MissingRequestContainer: HTTPResponseError, CustomStringConvertibl
         Response(status: status)
     }
 }
+/// The error ``RequestContainerMiddleware`` throws when a request went through two of them whose roots are in
+/// different parts of the tree: the inner one makes its child in the outer one's, which must descend from its root.
+///
+/// ```swift
+/// router.add(middleware: RequestContainerMiddleware(root: container))
+/// router.group("admin").add(middleware: RequestContainerMiddleware(root: container) { request, context, child in
+///     child.register(AdminSession.self, instance: AdminSession(request))   // beside the router's values
+/// })
+/// ```
+public struct UnrelatedRequestContainerRoots: HTTPResponseError, CustomStringConvertible {
+    /// Makes the error.
+    public init() {}
+
+    /// A server error: the router is set up wrong.
+    public var status: HTTPResponse.Status { .internalServerError }
+
+    /// Says what to do.
+    public var description: String {
+        """
+        The request went through two `RequestContainerMiddleware`s whose roots are in different parts of the tree: \
+        the inner one makes the request's container in the outer one's, so give it the outer one's root (or an \
+        ancestor of it), or give the request one middleware.
+        """
+    }
+
+    /// The response: the status only, so the setup is not described to clients.
+    public func response(from request: Request, context: some RequestContext) throws -> Response {
+        Response(status: status)
+    }
+}
 #endif

@@ -37,6 +37,11 @@ public import Hummingbird
 /// - after the body failed to write (the client went away, or the body threw), before the error goes on;
 /// - at once, when `register`, the handler or a later middleware throws instead of returning a response.
 ///
+/// Behind another `RequestContainerMiddleware` (the router's, and a group's own), the request's child is made in the
+/// outer one's child, after that one's `register`: both hooks' values are visible, and the inner child is closed
+/// first, once the body has been written, then the outer one. Its root must be the outer one's root or an ancestor
+/// of it; otherwise the request fails with ``UnrelatedRequestContainerRoots``.
+///
 /// A request that a middleware added before this one rejects never gets a child: put authentication and other
 /// checks that need no services first.
 ///
@@ -75,7 +80,7 @@ public struct RequestContainerMiddleware<Context: ContainerRequestContext>: Rout
         context: Context,
         next: (Request, Context) async throws -> Response
     ) async throws -> Response {
-        let container = root.makeChild()
+        let container = try parent(in: context).makeChild()
         var context = context
         var response: Response
         do {
@@ -88,6 +93,16 @@ public struct RequestContainerMiddleware<Context: ContainerRequestContext>: Rout
         }
         response.body = response.body.closing(container)
         return response
+    }
+
+    /// Where the request's child is made: the root, or, behind another `RequestContainerMiddleware`, that one's
+    /// child, which must descend from the root (or be it) to see what the root registers.
+    private func parent(in context: Context) throws -> Container {
+        guard let outer = context.requestContainer else { return root }
+        guard sequence(first: outer, next: \.parent).contains(where: { $0 === root }) else {
+            throw UnrelatedRequestContainerRoots()
+        }
+        return outer
     }
 }
 

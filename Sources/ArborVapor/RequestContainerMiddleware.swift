@@ -54,6 +54,10 @@ public import Vapor
 ///   response has been written when Vapor lets it go.
 /// - When the handler or a later middleware throws, the child is closed at once, and its release hooks, `async` ones
 ///   too, have run before the error goes on to the error middleware.
+/// - Behind another `RequestContainerMiddleware` (the app's, and a group's own), the request's child is made in the
+///   outer one's child, after that one's `register`, and both hooks' values are visible; it is closed with the outer
+///   one's child, as the outer one's `releaseHooks` says. Its root must be the outer one's root or an ancestor of it;
+///   otherwise reading the container throws ``RequestContainerError/unrelatedRoots``.
 /// - Closing releases the child's per-container instances and runs their `onRelease` hooks, newest instance first;
 ///   `async` hooks run each after the one before, in a task of the child's. At an async shutdown the app waits for
 ///   the hooks of every closed request to finish, then closes the root and awaits its hooks. An app whose
@@ -118,16 +122,22 @@ public final class RequestContainerMiddleware: Middleware, LifecycleHandler {
     /// Gives the request a place for its child container, and closes the child once the response has been written
     /// (or at once when the chain fails).
     public func respond(to request: Request, chainingTo next: any Responder) -> EventLoopFuture<Response> {
-        let scope = RequestScope(middleware: self)
+        // Behind another of these (the app's, and a group's own): the request's container is made inside the outer
+        // one's, and ends with it.
+        let outer = request.storage[RequestScope.Key.self]
+        let scope = RequestScope(middleware: self, outer: outer)
         request.storage[RequestScope.Key.self] = scope
         return next.respond(to: request).flatMapErrorWithEventLoop { error, eventLoop in
-            guard let child = scope.end() else { return eventLoop.makeFailedFuture(error) }
+            guard let ended = scope.end() else { return eventLoop.makeFailedFuture(error) }
             return eventLoop.makeFutureWithTask {
-                await child.closeAndWait()
+                await ended.child.closeAndWait()
+                withExtendedLifetime(ended) {}
                 throw error
             }
         }.map { response in
-            response.storage[RequestScope.CloserKey.self] = RequestScope.Closer(scope)
+            // A nested scope ends with the outer one's closer, which closes its child's subtree: a closer of its own
+            // here would be replaced by the outer one's, and close the child before a streamed body is written.
+            if outer == nil { response.storage[RequestScope.CloserKey.self] = RequestScope.Closer(scope) }
             return response
         }
     }
@@ -240,6 +250,15 @@ public struct RequestContainerError: AbortError, CustomStringConvertible {
             `request.container`: register in the `child` it is given instead.
             """)
 
+    /// The request went through two middlewares, and the inner one's root is not the outer one's child's ancestor:
+    /// the inner one makes its child in the outer one's, which would not see what the inner one's root registers.
+    public static let unrelatedRoots = RequestContainerError(
+        reason: """
+            The request went through two `RequestContainerMiddleware`s whose roots are in different parts of the \
+            tree: the inner one makes the request's container in the outer one's, so give it the outer one's root \
+            (or an ancestor of it), or give the request one middleware.
+            """)
+
     /// Says what to do.
     public var description: String { reason }
 }
@@ -265,11 +284,12 @@ final class RequestScope: @unchecked Sendable {
         }
 
         deinit {
-            guard let child = scope.end() else { return }
+            guard let ended = scope.end() else { return }
             switch scope.middleware.releaseHooks {
-            case .awaited: scope.middleware.closings.close(child)
-            case .synchronous: child.close()
+            case .awaited: scope.middleware.closings.close(ended.child)
+            case .synchronous: ended.child.close()
             }
+            withExtendedLifetime(ended) {}
         }
     }
 
@@ -282,16 +302,30 @@ final class RequestScope: @unchecked Sendable {
     }
 
     let middleware: RequestContainerMiddleware
+    /// The scope of the `RequestContainerMiddleware` the request went through before this one's, if any: this scope's
+    /// child is made in that one's, and ends with it.
+    private let outer: RequestScope?
     /// Recursive, so that a `register` hook that reads `request.container` gets an error instead of a deadlock;
     /// another thread reading it meanwhile waits for the hook.
     private let lock = NSRecursiveLock()
     private var state = State.waiting
+    /// The scopes of the middlewares the request went through after this one's: they end with this one.
+    private var nested: [RequestScope] = []
 
-    init(middleware: RequestContainerMiddleware) {
+    init(middleware: RequestContainerMiddleware, outer: RequestScope? = nil) {
         self.middleware = middleware
+        self.outer = outer
+        outer?.adopt(self)
     }
 
-    /// The request's child: made, and `register` run on it, on the first call.
+    private func adopt(_ scope: RequestScope) {
+        lock.lock()
+        defer { lock.unlock() }
+        nested.append(scope)
+    }
+
+    /// The request's child: made, and `register` run on it, on the first call. Behind another middleware, it is
+    /// made in that one's child, which is made first.
     func container(for request: Request) throws -> Container {
         lock.lock()
         defer { lock.unlock() }
@@ -302,7 +336,13 @@ final class RequestScope: @unchecked Sendable {
         case .making: throw RequestContainerError.readInRegister
         case .waiting: break
         }
-        let child = middleware.root.makeChild()
+        let child: Container
+        do {
+            child = try parent(for: request).makeChild()
+        } catch {
+            state = .failed(error)
+            throw error
+        }
         do {
             state = .making
             try middleware.register?(request, child)
@@ -315,16 +355,37 @@ final class RequestScope: @unchecked Sendable {
         return child
     }
 
-    /// Ends the scope: returns the child to close, if one was made and not yet closed.
-    func end() -> Container? {
-        lock.lock()
-        defer { lock.unlock() }
-        guard case .made(let child) = state else {
-            state = .ended
-            return nil
+    /// The container this scope's child is made in: the root, or behind another middleware that one's child, which
+    /// must descend from the root (or be it) to see what the root registers.
+    private func parent(for request: Request) throws -> Container {
+        guard let outer else { return middleware.root }
+        let outerChild = try outer.container(for: request)
+        let root = middleware.root
+        guard sequence(first: outerChild, next: \.parent).contains(where: { $0 === root }) else {
+            throw RequestContainerError.unrelatedRoots
         }
+        return outerChild
+    }
+
+    /// Ends the scope, and the scopes nested in it: returns the child to close, if one was made and not yet closed.
+    /// Closing it closes the nested scopes' children too: they are its descendants.
+    func end() -> Ended? {
+        lock.lock()
+        let (ended, nested) = (state, self.nested)
         state = .ended
-        return child
+        self.nested = []
+        lock.unlock()
+        // After the lock: a nested scope making its child holds its own lock, then takes this one's.
+        let nestedChildren = nested.compactMap { $0.end() }
+        guard case .made(let child) = ended else { return nil }
+        return Ended(child: child, nested: nestedChildren)
+    }
+
+    /// An ended scope's child, to close, with the ended nested scopes' children, kept until it is closed: closing it
+    /// closes them, and takes their instances to release with its own, newest first.
+    struct Ended {
+        let child: Container
+        let nested: [Ended]
     }
 }
 

@@ -253,5 +253,75 @@ extension RequestContainerMiddlewareTests {
         #expect(events.all == ["made", "released"])
         #expect(box.kept?.isClosed == true)
     }
+    /// A group with a middleware of its own, behind the router's: its requests get a child of the router's child, with
+    /// both hooks' values and a per-container instance of their own; a streamed body finds it open; the inner child
+    /// closes after the body, then the outer one.
+    @Test func aGroupsMiddlewareNestsItsChildInTheRoutersChild() async throws {
+        let events = Events()
+        let root = makeRoot(events)
+        let outer = ContainerBox()
+        let inner = ContainerBox()
+        let router = Router(context: TestContext.self)
+        router.add(
+            middleware: RequestContainerMiddleware(root: root) { request, _, child in
+                outer.keep(child)
+                guard let user = request.headers[.init("X-User")!] else {
+                    throw HTTPError(.unauthorized, message: "Send the user in an X-User header.")
+                }
+                child.register(String.self, name: "user", instance: user)
+            })
+        let admin = router.group("admin")
+        admin.add(
+            middleware: RequestContainerMiddleware(root: root) { _, _, child in
+                inner.keep(child)
+                child.register(String.self, name: "role", instance: "admin")
+            })
+        admin.get("/me") { _, context in
+            let container = try context.container
+            let user = try container.resolve(String.self, name: "user")
+            let role = try container.resolve(String.self, name: "role")
+            _ = try container.resolve(Probe.self)
+            return Response(
+                status: .ok,
+                body: ResponseBody { writer in
+                    _ = try await container.resolve(Probe.self)  // throws once the container is closed
+                    events.record("body, closed: \(container.isClosed)")
+                    try await writer.write(ByteBuffer(string: "\(user) \(role)"))
+                    try await writer.finish(nil)
+                })
+        }
+        try await Application(router: router).test(.router) { client in
+            let response = try await client.execute(
+                uri: "/admin/me", method: .get, headers: [.init("X-User")!: "ann"])
+            #expect(String(buffer: response.body) == "ann admin")
+            #expect(await events.releases.wait(for: 1))
+            let (outerChild, innerChild) = (try #require(outer.kept), try #require(inner.kept))
+            #expect(innerChild.parent === outerChild)
+            #expect(innerChild.isClosed && outerChild.isClosed)
+
+            let rejected = try await client.execute(uri: "/admin/me", method: .get)
+            #expect(rejected.status == .unauthorized)
+        }
+        #expect(events.all == ["made", "body, closed: false", "released"])
+        #expect(!root.isClosed)
+    }
+
+    /// A group's middleware whose root is not an ancestor of the router's child fails the request with a 500 that
+    /// says what to do, and the router's child is closed.
+    @Test func aGroupsMiddlewareWithAnUnrelatedRootAnswers500() async throws {
+        let events = Events()
+        let outer = ContainerBox()
+        let router = Router(context: TestContext.self)
+        router.add(middleware: RequestContainerMiddleware(root: makeRoot(events)) { _, _, child in outer.keep(child) })
+        let admin = router.group("admin")
+        admin.add(middleware: RequestContainerMiddleware(root: Container()))
+        admin.get("/me") { _, _ in "unreachable" }
+        try await Application(router: router).test(.router) { client in
+            let response = try await client.execute(uri: "/admin/me", method: .get)
+            #expect(response.status == .internalServerError)
+        }
+        #expect(try #require(outer.kept).isClosed)
+        #expect(UnrelatedRequestContainerRoots().description.contains("give it the outer one's root"))
+    }
 }
 #endif

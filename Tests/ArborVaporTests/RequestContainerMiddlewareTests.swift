@@ -335,6 +335,86 @@ actor Rendezvous {
         #expect(root.isClosed)
     }
 
+    /// A group with a middleware of its own, behind the app's: its requests get a child of the app's child, with both
+    /// hooks' values and a per-container instance of their own, and a streamed body finds it open until it ends
+    /// (a closer of the group's own was once replaced by the app's, and closed the child as the response went).
+    @Test(arguments: [RequestContainerMiddleware.ReleaseHooks.awaited, .synchronous])
+    func aGroupsMiddlewareNestsItsChildInTheAppsChild(
+        releaseHooks: RequestContainerMiddleware.ReleaseHooks
+    )
+        async throws
+    {
+        let probes = Probes()
+        let children = Mutex<[String: Container]>([:])
+        try await VaporTesting.withApp { app in
+            app.useRequestContainers(root: probes.root, releaseHooks: releaseHooks) { request, child in
+                children.withLock { $0["app"] = child }
+                guard let user = request.headers.first(name: "X-User") else {
+                    throw Abort(.unauthorized, reason: "Send the user in an X-User header.")
+                }
+                child.register(String.self, name: "user", instance: user)
+            }
+            let admin = app.grouped(
+                RequestContainerMiddleware(root: probes.root) { _, child in
+                    children.withLock { $0["group"] = child }
+                    child.register(String.self, name: "role", instance: "admin")
+                })
+            admin.get("me") { request -> Response in
+                let container = try request.container
+                let line =
+                    "\(try container.resolve(String.self, name: "user")) "
+                    + (try container.resolve(String.self, name: "role"))
+                _ = try container.resolve(Probe.self)
+                return Response(
+                    body: .init(asyncStream: { writer in
+                        do {
+                            _ = try await container.resolve(Probe.self)  // throws once the container is closed
+                            probes.events.record("body, closed: \(container.isClosed)")
+                            try await writer.write(.buffer(ByteBuffer(string: line)))
+                            try await writer.write(.end)
+                        } catch {
+                            probes.events.record("body failed: \(error)")
+                            try await writer.write(.error(error))
+                        }
+                    }))
+            }
+            try await app.testing(method: .running(port: 0)).test(.GET, "me", headers: ["X-User": "ann"]) { response in
+                #expect(response.body.string == "ann admin")
+            }
+            #expect(await probes.releases.wait(for: 1))
+            #expect(probes.events.all == ["made", "body, closed: false", "released"])
+            let made = children.withLock { $0 }
+            let (outer, inner) = (try #require(made["app"]), try #require(made["group"]))
+            #expect(inner.parent === outer)
+            #expect(inner.isClosed && outer.isClosed)
+
+            try await app.testing().test(.GET, "me") { response in
+                #expect(response.status == .unauthorized)
+            }
+        }
+    }
+
+    /// A group's middleware whose root is not an ancestor of the app's child answers 500 with what to do, and the
+    /// app's child is closed.
+    @Test func aGroupsMiddlewareWithAnUnrelatedRootAnswers500WithWhatToDo() async throws {
+        let children = Mutex<[Container]>([])
+        try await VaporTesting.withApp { app in
+            app.useRequestContainers(root: Container()) { _, child in children.withLock { $0.append(child) } }
+            let admin = app.grouped(RequestContainerMiddleware(root: Container()))
+            admin.get("me") { request -> String in
+                _ = try request.container
+                return "unreachable"
+            }
+            try await app.testing().test(.GET, "me") { response in
+                #expect(response.status == .internalServerError)
+                #expect(response.body.string.contains("give it the outer one's root"))
+            }
+        }
+        let made = children.withLock { $0 }
+        #expect(made.count == 1)
+        #expect(made.allSatisfy { $0.isClosed })
+    }
+
     @Test func aRouteWithoutTheMiddlewareAnswers500WithWhatToDo() async throws {
         try await withApp { app in
             app.get("orphan") { request -> String in
