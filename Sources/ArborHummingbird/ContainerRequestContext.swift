@@ -77,6 +77,7 @@ public struct MissingRequestContainer: HTTPResponseError, CustomStringConvertibl
         Response(status: status)
     }
 }
+
 /// The error ``RequestContainerMiddleware`` throws when a request went through two of them whose roots are in
 /// different parts of the tree: the inner one makes its child in the outer one's, which must descend from its root.
 ///

@@ -309,7 +309,9 @@ final class RequestScope: @unchecked Sendable {
     /// another thread reading it meanwhile waits for the hook.
     private let lock = NSRecursiveLock()
     private var state = State.waiting
-    /// The scopes of the middlewares the request went through after this one's: they end with this one.
+    /// The scopes of the middlewares the request went through after this one's: they end with this one. Each holds
+    /// this scope as its `outer`; `end()`, which this scope's closer or its middleware's failure always calls, lets
+    /// them go.
     private var nested: [RequestScope] = []
 
     init(middleware: RequestContainerMiddleware, outer: RequestScope? = nil) {
