@@ -1,0 +1,65 @@
+# Reads a callgrind output file written with `--dump-instr=yes` and prints how much of Arbor's own code one
+# operation runs: the distinct instructions of Arbor's functions that ran in at least half of the operations, and the
+# 64-byte lines they lie on.
+#
+#     awk -v operations=N -f .ci/code-footprint.awk callgrind.out      # prints "INSTRUCTIONS LINES"
+#
+# Arbor's functions are those whose mangled name starts with module Arbor or ArborPrimitives (`$s5Arbor`,
+# `$s15ArborPrimitives`: the module of the outermost entity, so a closure of another module that merely names an
+# Arbor type is not counted, while a specialization or an outlined copy of an Arbor function is), and the C
+# functions `carbor_…`. "At least half of the operations": an instruction the loop runs at least operations / 2
+# times, which leaves out the set-up run once and the paths an operation takes only now and then.
+#
+# Why it is counted (the Performance article, "Code a request runs"): in a server, the code one request runs is far
+# larger than the core's instruction cache, so every line of it is fetched again on each request, and the time Arbor
+# adds there follows the lines of code it runs more than its instructions.
+
+function number(text,    value, i, digit) {
+    if (substr(text, 1, 2) != "0x") return text + 0
+    value = 0
+    for (i = 3; i <= length(text); i++) {
+        digit = index("0123456789abcdef", tolower(substr(text, i, 1))) - 1
+        value = value * 16 + digit
+    }
+    return value
+}
+
+# The id of a `fn=(id) name` or `cfn=(id) name` line, recording the name the first time an id appears.
+function named(line,    opening, closing, id) {
+    opening = index(line, "(")
+    closing = index(line, ")")
+    id = substr(line, opening + 1, closing - opening - 1)
+    if (length(line) > closing + 1) names[id] = substr(line, closing + 2)
+    return id
+}
+
+function arbors(name) {
+    return name ~ /^\$s5Arbor[^A-Za-z]/ || name ~ /^\$s15ArborPrimitives/ || name ~ /^carbor_/
+}
+
+/^fn=/ { counted = arbors(names[named($0)]); next }
+/^cfn=/ { named($0); next }
+# A call's line: the position that follows is the call instruction's, and its cost is the callee's, not counted.
+/^calls=/ { call = 1; next }
+/^[0-9+*-]/ {
+    position = $1
+    if (position == "*") {
+    } else if (position ~ /^[+-]/) {
+        address += (substr(position, 1, 1) == "-" ? -1 : 1) * number(substr(position, 2))
+    } else {
+        address = number(position)
+    }
+    if (call) { call = 0; next }
+    # `positions: instr line`: the instruction, the source line, then the events, Ir first.
+    if (counted && NF >= 3) runs[address] += $3
+}
+END {
+    if (operations <= 0) { print "code-footprint.awk: pass -v operations=N" > "/dev/stderr"; exit 1 }
+    for (address in runs) {
+        if (runs[address] * 2 < operations) continue
+        instructions++
+        lines[int(address / 64)] = 1
+    }
+    for (line in lines) lineCount++
+    print instructions + 0, lineCount + 0
+}
