@@ -72,9 +72,10 @@ public struct MissingRequestContainer: HTTPResponseError, CustomStringConvertibl
         """
     }
 
-    /// The response: the status only, so the setup is not described to clients.
+    /// The response: the status only, so the setup is not described to clients; the request's logger gets
+    /// ``description`` at level `error`, for whoever runs the server.
     public func response(from request: Request, context: some RequestContext) throws -> Response {
-        Response(status: status)
+        setupErrorResponse(status: status, description: description, context: context)
     }
 }
 
@@ -103,9 +104,24 @@ public struct UnrelatedRequestContainerRoots: HTTPResponseError, CustomStringCon
         """
     }
 
-    /// The response: the status only, so the setup is not described to clients.
+    /// The response: the status only, so the setup is not described to clients; the request's logger gets
+    /// ``description`` at level `error`, for whoever runs the server.
     public func response(from request: Request, context: some RequestContext) throws -> Response {
-        Response(status: status)
+        setupErrorResponse(status: status, description: description, context: context)
     }
 }
+
+/// The response of an error in the server's setup: the status alone for the client, what to change in the request's
+/// log. Hummingbird logs nothing for an error that makes its own response.
+private func setupErrorResponse(
+    status: HTTPResponse.Status, description: String, context: some RequestContext
+) -> Response {
+    context.logger.error("\(description)")
+    return Response(status: status)
+}
+#else
+/// Needs the package trait `Hummingbird`: depend on Arbor with
+/// `.package(url: "…", from: "…", traits: ["Hummingbird"])`.
+@available(*, unavailable, message: "Enable Arbor's package trait \"Hummingbird\": traits: [\"Hummingbird\"]")
+public protocol ContainerRequestContext {}
 #endif

@@ -40,11 +40,23 @@ public enum ArborTesting {
     /// `container` itself and its permanent instances stay untouched.
     public static func overriding(
         _ container: Container,
-        _ overrides: (Container) throws -> Void = { _ in }
+        _ overrides: (Container) throws -> Void
     ) rethrows -> Container {
-        let child = container.makeChild()
+        let child = overriding(container)
         try overrides(child)
         return child
+    }
+
+    /// Makes a child of `container` for one test, for overrides the test registers later, or for none: a root of
+    /// the test's own, which the test may close or hand to an app that ends it (Vapor's `useRequestContainers`
+    /// closes the root it is given when the app shuts down).
+    ///
+    /// ```swift
+    /// let test = ArborTesting.overriding(appContainer)
+    /// app.useRequestContainers(root: test)   // the shared container stays open for the next test
+    /// ```
+    public static func overriding(_ container: Container) -> Container {
+        container.makeChild()
     }
 
     // MARK: The test's container

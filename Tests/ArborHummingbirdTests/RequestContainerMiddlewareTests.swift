@@ -4,6 +4,7 @@ import ArborHummingbird
 import ArborTesting
 import Hummingbird
 import HummingbirdTesting
+import Logging
 import Synchronization
 import Testing
 
@@ -47,6 +48,34 @@ final class Events: Sendable {
     }
 
     var all: [String] { events.withLock { $0 } }
+}
+
+/// Keeps the messages logged at level `error` or above, from any task.
+final class ErrorLog: Sendable {
+    private let messages = Mutex<[String]>([])
+
+    var all: [String] { messages.withLock { $0 } }
+
+    /// A logger whose errors go to this log.
+    var logger: Logger {
+        Logger(label: "test") { _ in Handler(log: self) }
+    }
+
+    private struct Handler: LogHandler {
+        let log: ErrorLog
+        var metadata: Logger.Metadata = [:]
+        var logLevel: Logger.Level = .trace
+
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+
+        func log(event: LogEvent) {
+            guard event.level >= .error else { return }
+            log.messages.withLock { $0.append("\(event.message)") }
+        }
+    }
 }
 
 /// Replaces every response's body, so the original is never written.
@@ -316,12 +345,39 @@ extension RequestContainerMiddlewareTests {
         let admin = router.group("admin")
         admin.add(middleware: RequestContainerMiddleware(root: Container()))
         admin.get("/me") { _, _ in "unreachable" }
-        try await Application(router: router).test(.router) { client in
+        let log = ErrorLog()
+        try await Application(router: router, logger: log.logger).test(.router) { client in
             let response = try await client.execute(uri: "/admin/me", method: .get)
             #expect(response.status == .internalServerError)
+            #expect(response.body.readableBytes == 0)
         }
         #expect(try #require(outer.kept).isClosed)
+        #expect(log.all == [UnrelatedRequestContainerRoots().description])
         #expect(UnrelatedRequestContainerRoots().description.contains("give it the outer one's root"))
+    }
+
+    /// A route added before the middleware reads no container: the client gets a bare 500, and the server's log says
+    /// where the middleware goes.
+    @Test func aRouteBeforeTheMiddlewareAnswers500AndLogsWhatToDo() async throws {
+        let router = Router(context: TestContext.self)
+        router.get("/early") { _, context in
+            _ = try context.container
+            return "unreachable"
+        }
+        router.add(middleware: RequestContainerMiddleware(root: Container()))
+        router.get("/late") { _, context in
+            try context.container.isClosed ? "closed" : "open"
+        }
+        let log = ErrorLog()
+        try await Application(router: router, logger: log.logger).test(.router) { client in
+            let early = try await client.execute(uri: "/early", method: .get)
+            #expect(early.status == .internalServerError)
+            #expect(early.body.readableBytes == 0)
+            let late = try await client.execute(uri: "/late", method: .get)
+            #expect(String(buffer: late.body) == "open")
+        }
+        #expect(log.all == [MissingRequestContainer().description])
+        #expect(MissingRequestContainer().description.contains("RequestContainerMiddleware(root:"))
     }
 }
 #endif

@@ -220,6 +220,29 @@ actor Rendezvous {
         #expect(!app.isClosed)
     }
 
+    /// The app closes the root it is given when it shuts down, so tests that share one container give each app a
+    /// child of it (`ArborTesting.overriding(shared)`): the second app serves as the first did, and the shared
+    /// container stays open.
+    @Test func testsThatShareAContainerGiveEachAppAChildOfIt() async throws {
+        let shared = Container()
+        shared.register(String.self, name: "greeting") { _ in "hello" }
+        var roots: [Container] = []
+        for _ in 0..<2 {
+            let root = ArborTesting.overriding(shared)
+            roots.append(root)
+            try await withApp { server in
+                server.useRequestContainers(root: root)
+                server.get("greet") { request in try request.container.resolve(String.self, name: "greeting") }
+                try await server.testing().test(.GET, "greet") { response in
+                    #expect(response.status == .ok)
+                    #expect(response.body.string == "hello")
+                }
+            }
+        }
+        #expect(roots.map(\.isClosed) == [true, true])
+        #expect(!shared.isClosed)
+    }
+
     /// The hook registers the request's own values; when it throws, the request gets the error, and the child it
     /// was given is closed.
     @Test func theHookRegistersTheRequestsValues() async throws {
