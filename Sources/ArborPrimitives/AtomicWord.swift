@@ -104,6 +104,18 @@ package struct AtomicWord: @unchecked Sendable {
         #endif
     }
 
+    /// A word inside memory that another owner allocated and frees (the four words of ``Protected/words``): valid
+    /// for as long as that owner lives, and never deallocated through this value. With `ARBOR_INTERNAL_CHECKS`,
+    /// `deallocate()` on it stops the program.
+    @inlinable
+    package init(inside word: UnsafeMutablePointer<Int>) {
+        #if ARBOR_INTERNAL_CHECKS
+        self.init(word: word, liveness: AtomicWordLiveness.ownedElsewhere)
+        #else
+        self.init(word: word)
+        #endif
+    }
+
     /// A word alone on its cache line, for one that a thread writes often while others read it: sharing the line
     /// with another thread's word would make the two threads' writes slow each other down.
     @inlinable
@@ -167,6 +179,8 @@ package struct AtomicWord: @unchecked Sendable {
     @inlinable
     package func deallocate() {
         #if ARBOR_INTERNAL_CHECKS
+        precondition(
+            liveness !== AtomicWordLiveness.ownedElsewhere, "AtomicWord(inside:) deallocated: its owner frees it")
         precondition(liveness.markDeallocated(), "AtomicWord deallocated twice")
         #endif
         word.deallocate()
@@ -187,6 +201,11 @@ package struct AtomicWord: @unchecked Sendable {
 @usableFromInline
 final class AtomicWordLiveness: @unchecked Sendable {
     let flag: UnsafeMutablePointer<Int>
+
+    /// The liveness of every word made with ``AtomicWord/init(inside:)``: never marked, since such words are freed
+    /// with their owner's memory, which AddressSanitizer watches.
+    @usableFromInline
+    static let ownedElsewhere = AtomicWordLiveness()
 
     @usableFromInline
     init() {

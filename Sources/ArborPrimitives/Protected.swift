@@ -25,6 +25,44 @@ package final class Protected<Value>: ManagedBuffer<Value, PthreadMutex.Raw> {
         return buffer
     }
 
+    /// `make(with:)`, and four atomic words after the mutex in the same allocation, set to `words`: what would be an
+    /// allocation of its own (``AtomicWord/init(_:second:third:fourth:)``) for an object made often, such as a
+    /// request's container (measured there: one malloc and one free, about 215 instructions, fewer a request).
+    /// Reach them with ``words``.
+    @inlinable
+    package static func make(with makeValue: () -> Value, words: (Int, Int, Int, Int)) -> Protected<Value> {
+        let buffer = unsafeDowncast(
+            Self.create(minimumCapacity: 1 + wordElements) { _ in makeValue() }, to: Protected<Value>.self)
+        buffer.withUnsafeMutablePointerToElements { mutex in
+            PthreadMutex.initialize(mutex)
+            let first = UnsafeMutableRawPointer(mutex + 1).bindMemory(to: Int.self, capacity: 4)
+            first.initialize(to: words.0)
+            (first + 1).initialize(to: words.1)
+            (first + 2).initialize(to: words.2)
+            (first + 3).initialize(to: words.3)
+        }
+        return buffer
+    }
+
+    /// How many elements the four words of `make(with:words:)` take after the mutex's.
+    @usableFromInline
+    static var wordElements: Int {
+        let stride = MemoryLayout<PthreadMutex.Raw>.stride
+        return (4 * MemoryLayout<Int>.stride + stride - 1) / stride
+    }
+
+    /// The first of the four words of a buffer made with `make(with:words:)` (``AtomicWord/second``, ``AtomicWord/third``
+    /// and ``AtomicWord/fourth`` are the others), valid while the buffer lives; its memory is freed with the buffer.
+    /// Only for a buffer made with `make(with:words:)`.
+    @inlinable
+    @inline(__always)
+    package var words: AtomicWord {
+        internalInvariant(capacity >= 1 + Self.wordElements, "words of a Protected made without them")
+        return withUnsafeMutablePointerToElements { mutex in
+            AtomicWord(inside: UnsafeMutableRawPointer(mutex + 1).assumingMemoryBound(to: Int.self))
+        }
+    }
+
     deinit {
         withUnsafeMutablePointerToElements { PthreadMutex.destroy($0) }
     }

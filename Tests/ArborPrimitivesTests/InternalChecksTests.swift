@@ -49,5 +49,19 @@ import Testing
             copy.deallocate()
         }
     }
+
+    @Test func deallocatingTheWordsOfAProtectedStops() async {
+        await #expect(processExitsWith: .failure) {
+            let protected = Protected<Int>.make(with: { 0 }, words: (0, 0, 0, 0))
+            protected.words.deallocate()
+        }
+    }
+
+    @Test func readingWordsOfAProtectedMadeWithoutThemStops() async {
+        await #expect(processExitsWith: .failure) {
+            let protected = Protected.make(0)
+            _ = protected.words.load()
+        }
+    }
     #endif
 }

@@ -7,6 +7,7 @@ import Testing
 private final class SharedProtected<Value>: @unchecked Sendable {
     let protected: Protected<Value>
     init(_ value: Value) { protected = Protected.make(value) }
+    init(_ value: Value, words: (Int, Int, Int, Int)) { protected = Protected.make(with: { value }, words: words) }
 }
 
 @Suite struct LockTests {
@@ -47,6 +48,43 @@ private final class SharedProtected<Value>: @unchecked Sendable {
             #expect(released != nil)
         }
         #expect(released == nil, "the buffer keeps the value it made, and releases it with itself")
+    }
+
+    @Test func wordsMadeWithTheBufferStartAsGivenAndLeaveTheValueAndTheLockAlone() {
+        let tally = Tally()
+        var protected: Protected<[Tracked]>? = Protected<[Tracked]>.make(
+            with: { [Tracked(1, tally)] }, words: (7, 0, -1, Int.max))
+        let words = protected!.words
+        let made: [Int] = [words.load(), words.second.load(), words.third.load(), words.fourth.load()]
+        #expect(made == [7, 0, -1, Int.max])
+        // The words change with atomics while the lock is held and while it is not; neither touches the other.
+        protected!.withLock { value in
+            words.storeInTotalOrder(8)
+            value.append(Tracked(2, tally))
+        }
+        #expect(words.second.fetchAdd(5) == 0)
+        words.third.store(3)
+        let changed: [Int] = [words.load(), words.second.load(), words.third.load(), words.fourth.load()]
+        #expect(changed == [8, 5, 3, Int.max])
+        #expect(protected!.withLock { $0.map(\.id) } == [1, 2])
+        #expect(protected!.words.loadInTotalOrder() == 8, "every reading of `words` reaches the same memory")
+        protected = nil
+        #expect(tally.alive == 0, "the value goes with the buffer, words and all")
+    }
+
+    @Test func wordsKeepIncrementsFromBeingLost() {
+        let shared = SharedProtected(0, words: (0, 0, 0, 0))
+        let finished = runThreads(Self.threads) { _ in
+            for _ in 0..<Self.increments {
+                _ = shared.protected.words.fourth.fetchAdd(1)
+                shared.protected.withLock { $0 += 1 }
+            }
+        }
+        #expect(finished)
+        let words = shared.protected.words
+        #expect(words.fourth.load() == Self.threads * Self.increments)
+        #expect(words.load() == 0 && words.second.load() == 0 && words.third.load() == 0)
+        #expect(shared.protected.withLock { $0 } == Self.threads * Self.increments)
     }
 
     @Test func withLockRethrowsAndUnlocks() {
