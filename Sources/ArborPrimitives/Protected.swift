@@ -20,7 +20,14 @@ package final class Protected<Value>: ManagedBuffer<Value, PthreadMutex.Raw> {
     /// instructions of `makeChild()`).
     @inlinable
     package static func make(with makeValue: () -> Value) -> Protected<Value> {
-        let buffer = unsafeDowncast(Self.create(minimumCapacity: 1) { _ in makeValue() }, to: Protected<Value>.self)
+        make(with: makeValue, elementsAfterMutex: 0)
+    }
+
+    /// The buffer, its value made in place and its mutex initialised, with room for `elementsAfterMutex` more elements.
+    @inlinable
+    static func make(with makeValue: () -> Value, elementsAfterMutex: Int) -> Protected<Value> {
+        let buffer = unsafeDowncast(
+            Self.create(minimumCapacity: 1 + elementsAfterMutex) { _ in makeValue() }, to: Protected<Value>.self)
         buffer.withUnsafeMutablePointerToElements { PthreadMutex.initialize($0) }
         return buffer
     }
@@ -31,10 +38,8 @@ package final class Protected<Value>: ManagedBuffer<Value, PthreadMutex.Raw> {
     /// Reach them with ``words``.
     @inlinable
     package static func make(with makeValue: () -> Value, words: (Int, Int, Int, Int)) -> Protected<Value> {
-        let buffer = unsafeDowncast(
-            Self.create(minimumCapacity: 1 + wordElements) { _ in makeValue() }, to: Protected<Value>.self)
+        let buffer = make(with: makeValue, elementsAfterMutex: wordElements)
         buffer.withUnsafeMutablePointerToElements { mutex in
-            PthreadMutex.initialize(mutex)
             let first = UnsafeMutableRawPointer(mutex + 1).bindMemory(to: Int.self, capacity: 4)
             first.initialize(to: words.0)
             (first + 1).initialize(to: words.1)
