@@ -20,6 +20,9 @@
 #   BASELINE= (the path of another build's NotesServer: its Arbor wiring runs as a third server of each framework, in
 #   the same rounds, and the table adds this build's requests per second and CPU a request against it; copy the
 #   binary out of .build first, since the build below replaces it)
+#   SERVER_CPUS= CLIENT_CPUS= (CPU lists for `taskset -c`: the servers run on SERVER_CPUS and wrk on CLIENT_CPUS, so
+#   that the two do not take turns on the same cores and evict each other's caches; `SERVER_CPUS=0 CLIENT_CPUS=1` on a
+#   two-core machine gives each server one core, and rounds that spread far less than unpinned ones)
 # Needs wrk (`apt-get install -y wrk`), curl and awk; Linux, for /proc/PID/status.
 set -euo pipefail
 
@@ -37,6 +40,8 @@ FRAMEWORKS=${FRAMEWORKS:-hummingbird vapor}
 RELEASE_HOOKS=${RELEASE_HOOKS:-synchronous}
 BY_THREAD=${BY_THREAD:-0}
 BASELINE=${BASELINE:-}
+SERVER_CPUS=${SERVER_CPUS:-}
+CLIENT_CPUS=${CLIENT_CPUS:-}
 wirings="arbor manual"
 if [[ -n $BASELINE ]]; then
     [[ -x $BASELINE ]] || { echo "BASELINE must name a NotesServer binary: $BASELINE" >&2; exit 1; }
@@ -47,6 +52,14 @@ package="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 for tool in wrk curl awk; do
     command -v "$tool" >/dev/null || { echo "load.sh needs $tool (wrk: apt-get install -y wrk)" >&2; exit 1; }
 done
+# What the servers and wrk are started with: `taskset -c CPUS`, or nothing. (A prefix rather than a function, so that
+# `$!` is the server's own pid, whose /proc/PID/stat the CPU times are read from.)
+server_prefix=() client_prefix=()
+if [[ -n $SERVER_CPUS$CLIENT_CPUS ]]; then
+    command -v taskset >/dev/null || { echo "SERVER_CPUS and CLIENT_CPUS need taskset (util-linux)" >&2; exit 1; }
+    if [[ -n $SERVER_CPUS ]]; then server_prefix=(taskset -c "$SERVER_CPUS"); fi
+    if [[ -n $CLIENT_CPUS ]]; then client_prefix=(taskset -c "$CLIENT_CPUS"); fi
+fi
 
 work="$(mktemp -d)"
 # A server is named FRAMEWORK-WIRING (hummingbird-arbor, vapor-manual, …); FRAMEWORK-baseline is the Arbor wiring of
@@ -95,7 +108,7 @@ start() {
     fi
     local binary=$server wiring=${name#*-}
     if [[ $wiring == baseline ]]; then binary=$BASELINE wiring=arbor; fi
-    "$binary" --framework "${name%-*}" --wiring "$wiring" --hostname 127.0.0.1 --port "$port" \
+    "${server_prefix[@]}" "$binary" --framework "${name%-*}" --wiring "$wiring" --hostname 127.0.0.1 --port "$port" \
         --release-hooks "$RELEASE_HOOKS" >"$work/$name.log" 2>&1 &
     pid_of[$name]=$!
     for _ in $(seq 100); do
@@ -126,7 +139,7 @@ measure() {
     local output before after
     before=$(cpu_ticks "$name")
     if [[ $BY_THREAD == 1 ]]; then thread_stats "$name" >"$work/threads-before"; fi
-    output=$(wrk -t"$THREADS" -c"$CONNECTIONS" -d"$duration" -s "$work/cycle.lua" \
+    output=$("${client_prefix[@]}" wrk -t"$THREADS" -c"$CONNECTIONS" -d"$duration" -s "$work/cycle.lua" \
         "http://127.0.0.1:${port_of[$name]}" -- "$@")
     after=$(cpu_ticks "$name")
     if [[ $BY_THREAD == 1 ]]; then
