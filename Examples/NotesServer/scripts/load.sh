@@ -61,10 +61,10 @@ if [[ -n $SERVER_CPUS$CLIENT_CPUS ]]; then
     if [[ -n $CLIENT_CPUS ]]; then client_prefix=(taskset -c "$CLIENT_CPUS"); fi
 fi
 
-work="$(mktemp -d)"
+# shellcheck source=common.sh
+source "$package/scripts/common.sh"
 # A server is named FRAMEWORK-WIRING (hummingbird-arbor, vapor-manual, …); FRAMEWORK-baseline is the Arbor wiring of
 # the BASELINE build.
-declare -A pid_of=()
 declare -A port_of=()
 next_port=$PORT
 for framework in $FRAMEWORKS; do
@@ -73,20 +73,6 @@ for framework in $FRAMEWORKS; do
         next_port=$((next_port + 1))
     done
 done
-cleanup() {
-    for server in "${!pid_of[@]}"; do
-        kill "${pid_of[$server]}" 2>/dev/null || true
-        wait "${pid_of[$server]}" 2>/dev/null || true
-    done
-    rm -rf "$work"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-echo "== Building the server (release)"
-swift build -c release --package-path "$package" --product NotesServer
-server="$(swift build -c release --package-path "$package" --show-bin-path)/NotesServer"
-
 # A wrk script: each connection's requests cycle through the paths given after `--`.
 cat >"$work/cycle.lua" <<'LUA'
 local paths, next_path = {}, 0
@@ -175,8 +161,6 @@ thread_stats() {
             t[kind] += $2; v[kind] += $3; n[kind] += $4 }
         END { for (kind in t) print kind, t[kind], v[kind], n[kind] }' | sort
 }
-
-median() { sort -g | awk '{ value[NR] = $1 } END { print (NR % 2) ? value[(NR + 1) / 2] : (value[NR / 2] + value[NR / 2 + 1]) / 2 }'; }
 
 echo "== Starting the servers on 127.0.0.1: ${!port_of[*]}"
 declare -A note_of=()
