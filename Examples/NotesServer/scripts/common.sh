@@ -3,7 +3,7 @@
 #   work      a temporary directory, removed on exit
 #   pid_of    the servers' pids by name: every server recorded there is stopped on exit
 #   server    the release NotesServer binary, built here
-# and defines `median`, the median of the numbers on its input, one a line.
+# and defines `launch`, which starts a server and waits for it, and `median`.
 
 work="$(mktemp -d)"
 declare -A pid_of=()
@@ -21,6 +21,30 @@ echo "== Building the server (release)"
 swift build -c release --package-path "$package" --product NotesServer
 server="$(swift build -c release --package-path "$package" --show-bin-path)/NotesServer"
 
+# launch NAME PORT COMMAND…: runs COMMAND, a server (its output in $work/NAME.log), records its pid as pid_of[NAME],
+# and waits until it answers on PORT; stops the script if something answers there already or the server never does.
+# (COMMAND is run directly, not in a subshell, so that the pid is the server's own, whose /proc/PID/stat the scripts
+# read.)
+launch() {
+    local name=$1 port=$2
+    shift 2
+    if curl -fs "http://127.0.0.1:$port/notes" >/dev/null 2>&1; then
+        echo "Something already answers on port $port: set PORT to a first port with enough free ones after it." >&2
+        exit 1
+    fi
+    "$@" >"$work/$name.log" 2>&1 &
+    pid_of[$name]=$!
+    for _ in $(seq 100); do
+        if curl -fs -H 'X-User: load' "http://127.0.0.1:$port/notes" >/dev/null 2>&1; then return; fi
+        kill -0 "${pid_of[$name]}" 2>/dev/null || break
+        sleep 0.1
+    done
+    echo "The $name server did not answer on port $port:" >&2
+    cat "$work/$name.log" >&2
+    exit 1
+}
+
+# median: the median of the numbers on its input, one a line.
 median() {
     sort -g | awk '{ value[NR] = $1 }
         END { print (NR % 2) ? value[(NR + 1) / 2] : (value[NR / 2] + value[NR / 2 + 1]) / 2 }'

@@ -52,8 +52,8 @@ package="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 for tool in wrk curl awk; do
     command -v "$tool" >/dev/null || { echo "load.sh needs $tool (wrk: apt-get install -y wrk)" >&2; exit 1; }
 done
-# What the servers and wrk are started with: `taskset -c CPUS`, or nothing. (A prefix rather than a function, so that
-# `$!` is the server's own pid, whose /proc/PID/stat the CPU times are read from.)
+# What the servers and wrk are started with: `taskset -c CPUS`, or nothing. (`taskset` runs the server in its own
+# process, so the pid `launch` records is still the server's.)
 server_prefix=() client_prefix=()
 if [[ -n $SERVER_CPUS$CLIENT_CPUS ]]; then
     command -v taskset >/dev/null || { echo "SERVER_CPUS and CLIENT_CPUS need taskset (util-linux)" >&2; exit 1; }
@@ -87,24 +87,10 @@ LUA
 
 # start SERVER: starts the server (FRAMEWORK-WIRING) and waits until it answers.
 start() {
-    local name=$1 port=${port_of[$1]}
-    if curl -fs "http://127.0.0.1:$port/notes" >/dev/null 2>&1; then
-        echo "Something already answers on port $port: set PORT to the first of ${#port_of[@]} free ports." >&2
-        exit 1
-    fi
-    local binary=$server wiring=${name#*-}
+    local name=$1 binary=$server wiring=${1#*-}
     if [[ $wiring == baseline ]]; then binary=$BASELINE wiring=arbor; fi
-    "${server_prefix[@]}" "$binary" --framework "${name%-*}" --wiring "$wiring" --hostname 127.0.0.1 --port "$port" \
-        --release-hooks "$RELEASE_HOOKS" >"$work/$name.log" 2>&1 &
-    pid_of[$name]=$!
-    for _ in $(seq 100); do
-        if curl -fs -H 'X-User: load' "http://127.0.0.1:$port/notes" >/dev/null 2>&1; then return; fi
-        kill -0 "${pid_of[$name]}" 2>/dev/null || break
-        sleep 0.1
-    done
-    echo "The $name server did not answer on port $port:" >&2
-    cat "$work/$name.log" >&2
-    exit 1
+    launch "$name" "${port_of[$name]}" "${server_prefix[@]}" "$binary" --framework "${name%-*}" --wiring "$wiring" \
+        --hostname 127.0.0.1 --port "${port_of[$name]}" --release-hooks "$RELEASE_HOOKS"
 }
 
 # seed PORT: adds NOTES notes and prints the last one's id.

@@ -49,19 +49,8 @@ source "$package/scripts/common.sh"
 
 # start FRAMEWORK WIRING PORT: starts the server on SERVER_CPUS and waits until it answers.
 start() {
-    local name=$1-$2 port=$3
-    if curl -fs "http://127.0.0.1:$port/notes" >/dev/null 2>&1; then
-        echo "Something already answers on port $port: set PORT to the first of two free ports." >&2
-        exit 1
-    fi
-    taskset -c "$SERVER_CPUS" "$server" --framework "$1" --wiring "$2" --hostname 127.0.0.1 --port "$port" \
-        --release-hooks "$RELEASE_HOOKS" >"$work/$name.log" 2>&1 &
-    pid_of[$name]=$!
-    for _ in $(seq 100); do
-        if curl -fs -H 'X-User: load' "http://127.0.0.1:$port/notes" >/dev/null 2>&1; then break; fi
-        kill -0 "${pid_of[$name]}" 2>/dev/null || { cat "$work/$name.log" >&2; exit 1; }
-        sleep 0.1
-    done
+    launch "$1-$2" "$3" taskset -c "$SERVER_CPUS" "$server" --framework "$1" --wiring "$2" --hostname 127.0.0.1 \
+        --port "$3" --release-hooks "$RELEASE_HOOKS"
 }
 
 # seed PORT: adds a note and prints its id.
@@ -72,8 +61,10 @@ seed() {
 }
 
 echo "wrk.headers['X-User'] = 'load'" >"$work/user.lua"
+kinds="arbor refcount alloc mutex runtime other kernel"
 
-# sample NAME PORT NOTE: wrk for DURATION while perf samples the server; prints "requests KIND=µs …".
+# sample NAME PORT NOTE: wrk for DURATION while perf samples the server; prints the requests, then the CPU a request
+# of each kind in the order of $kinds, in µs.
 sample() {
     local name=$1 port=$2 note=$3 output
     # perf samples from before wrk starts until after it ends: an idle server adds no samples.
@@ -88,7 +79,7 @@ sample() {
     local requests
     requests=$(awk '/ requests in / { print $1 }' <<<"$output")
     perf report -i "$work/perf.data" --no-children --sort dso,sym --stdio -g none -n 2>/dev/null |
-        awk -v requests="$requests" -v frequency="$FREQUENCY" '
+        awk -v requests="$requests" -v frequency="$FREQUENCY" -v kinds="$kinds" '
         function kind(dso, symbol) {
             if (dso ~ /^\[kernel/) return "kernel"
             if (symbol ~ /\$s(5Arbor|15ArborPrimitives|10ArborVapor|16ArborHummingbird)/) return "arbor"
@@ -111,12 +102,12 @@ sample() {
         }
         END {
             printf "%d", requests
-            for (k in samples) printf " %s=%.3f", k, samples[k] / frequency * 1e6 / requests
+            n = split(kinds, names, " ")
+            for (i = 1; i <= n; i++) printf " %.3f", samples[names[i]] / frequency * 1e6 / requests
             print ""
         }'
 }
 
-kinds="arbor refcount alloc mutex runtime other kernel"
 next_port=$PORT
 for framework in $FRAMEWORKS; do
     echo
@@ -145,26 +136,21 @@ for framework in $FRAMEWORKS; do
             line_of[$wiring]=$(sample "$framework-$wiring" "${port_of[$wiring]}" "${note_of[$wiring]}")
         done
         for wiring in arbor manual; do
-            awk -v round="$round" -v wiring="$wiring" -v kinds="$kinds" '{
-                for (i = 2; i <= NF; i++) { split($i, pair, "="); value[pair[1]] = pair[2] }
+            awk -v round="$round" -v wiring="$wiring" '{
                 printf "%-6s %-7s %9d", round, wiring, $1
-                n = split(kinds, names, " ")
-                for (i = 1; i <= n; i++) { printf " %9.2f", value[names[i]]; total += value[names[i]] }
+                for (i = 2; i <= NF; i++) { printf " %9.2f", $i; total += $i }
                 printf " %9.2f\n", total
             }' <<<"${line_of[$wiring]}"
         done
-        # The round's differences, a kind a file.
-        awk -v kinds="$kinds" -v dir="$work" '
-            NR == FNR { for (i = 2; i <= NF; i++) { split($i, p, "="); a[p[1]] = p[2] }; next }
-            { for (i = 2; i <= NF; i++) { split($i, p, "="); m[p[1]] = p[2] } }
-            END {
-                n = split(kinds, names, " ")
-                for (i = 1; i <= n; i++) {
-                    d = a[names[i]] - m[names[i]]; total += d
-                    print d >>(dir "/extra-" names[i])
-                }
-                print total >>(dir "/extra-total")
-            }' <(echo "${line_of[arbor]}") <(echo "${line_of[manual]}")
+        # The round's differences, a file for each kind and one for the total.
+        paste -d ' ' <(echo "${line_of[arbor]}") <(echo "${line_of[manual]}") | awk -v kinds="$kinds" -v dir="$work" '{
+            n = split(kinds, names, " ")
+            for (i = 1; i <= n; i++) {
+                difference = $(1 + i) - $(2 + n + i); total += difference
+                print difference >>(dir "/extra-" names[i])
+            }
+            print total >>(dir "/extra-total")
+        }'
     done
     printf '%-16s %9s' "median, extra" ""
     for kind in $kinds total; do printf ' %+9.2f' "$(median <"$work/extra-$kind")"; done
