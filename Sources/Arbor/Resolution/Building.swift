@@ -59,6 +59,27 @@ extension Resolution {
             keepsInGraph: false, claim: (Unretained(storage, retainedInChecks: false), saved))
     }
 
+    /// Whether `building` keeps, queues and reports nothing once its factory returns: a transient instance without
+    /// hooks, while no observer watches. ``callBareFactory(_:arguments:)`` builds it.
+    @inline(__always)
+    func isBare(_ building: Building) -> Bool {
+        !building.keepsInGraph && building.claim == nil && observation == nil
+            && !building.entry.withObject { $0.hasHooks }
+    }
+
+    /// Runs the factory of a bare build (``isBare(_:)``) and leaves its frame: the factory writes its instance straight
+    /// into the caller's memory (measured: through a local, a copy by the type's value witness cost a transient
+    /// resolve 34 instructions, 5% of `child_depth_5`).
+    @inline(__always)
+    func callBareFactory<Service>(_ building: Building, arguments: ArgumentsTuple?) throws -> Service {
+        defer { leave(toDepth: building.outerDepth) }
+        do {
+            return try callFactory(building, arguments: arguments)
+        } catch {
+            throw factoryError(error, key: building.entry.withObject { $0.key })  // Made before the frame is left.
+        }
+    }
+
     /// The factory returned `instance`: leaves the frame, keeps the instance where its lifetime says — in the graph,
     /// or in the claimed storage (a weak value type, which has no identity to share, in none: weak scope behaves as
     /// transient for it) — tells the observers, if any, and queues its hooks, from the context it was built in.
@@ -66,7 +87,13 @@ extension Resolution {
     func finishBuild<Service>(_ building: Building, _ instance: Service) {
         leave(toDepth: building.outerDepth)
         var graphPosition: Int?
-        if building.keepsInGraph { graphPosition = keepInGraph(instance, for: building.slot) }
+        // The outermost graph instance, with no hooks to run and nothing watching: the resolution is over, nothing can
+        // ask for it again, and the graph need not keep it (a retain and a release saved).
+        if building.keepsInGraph,
+            building.depth > 0 || hasPendingHooks || diagnostics != nil || building.entry.withObject({ $0.hasHooks })
+        {
+            graphPosition = keepInGraph(instance, for: building.slot)
+        }
         if let claim = building.claim {
             claim.storage.withObject { storage in
                 if building.kind == .weak, object(in: instance) == nil {

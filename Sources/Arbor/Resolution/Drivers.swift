@@ -41,6 +41,7 @@ extension Resolution {
             return graphInstance(at: position, as: Service.self)
         case .build(let slot, let keepsInGraph):
             building = try beginBuild(found, key: key, slot: slot, depth: depth, keepsInGraph: keepsInGraph)
+            if isBare(building) { return try callBareFactory(building, arguments: arguments) }
         case .stored(let storage, let owner, let mayHold):
             if mayHold {
                 do throws(NotHeld) { return try takeHeld(storage, found: found, depth: depth) } catch {}

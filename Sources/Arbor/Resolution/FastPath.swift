@@ -1,15 +1,23 @@
 internal import ArborPrimitives
 
-/// The fast path: an optimisation of the rules (Rules.swift) for the registrations that need nothing but their
-/// factory and hooks — transient and graph-scoped ones, not forwards — while nothing watches the resolution (no leak
-/// tracker, no validation). `takesFastPath` is the one eligibility check; everything else takes the rules. A nested
-/// resolve also takes, while nothing watches, an instance a permanent or weak registration already holds
-/// (`takeHeldQuickly`); when there is none, the rules build it. The property-based tests run every seeded graph both
-/// ways — a leak tracker attached makes every resolve take the rules — and compare each with the reference model.
+/// The fast paths: shortcuts past the rules (Rules.swift) while nothing watches the resolution (no leak tracker, no
+/// validation), where the rules' frame costs most. `takesFastPath` is the one eligibility check.
 ///
-/// It is written as steps, `beginPlain` and `finishPlain` (or `failPlain`), around the factory call: the synchronous
-/// resolve calls the factory between them, and the `async` plain path (AsyncPlainPath.swift) awaits it there, in the
-/// frame of the factory that asked. What it saves is measured in the Performance article's table of speed tricks.
+/// - the outermost build of a transient registration without hooks or arguments (`buildOutermost`);
+/// - a nested resolve of an instance a permanent or weak registration already holds (`takeHeldQuickly`); when there is
+///   none, the rules build it;
+/// - a plain registration with runtime arguments that the thread's cache knows (`resolveQuickly`): into the rules
+///   without the code that is generic over the arguments;
+/// - an `async` factory's transient or graph-scoped build (AsyncPlainPath.swift), in the steps `beginPlain` and
+///   `keepPlain` (or `failPlain`), around the factory it awaits in the frame of the factory that asked.
+///
+/// Every other synchronous resolve takes the rules, a nested transient or graph-scoped one included: one path, so that
+/// a request that builds a per-container instance by the rules runs no second copy of their steps for its
+/// graph-scoped services. (Measured: with a plain path of their own beside the rules, `graph_10` took 8,608
+/// instructions and `request_scope_per_container` 19,590 over 304 lines of code; through the rules 9,392 and 19,837
+/// over 279 lines, and the notes server on Vapor served 0.9% more requests a second, faster in 6 of 6 alternated
+/// rounds. See the Performance article, "Code a request runs".) The property-based tests run every seeded graph with
+/// and without a leak tracker, which makes every resolve take the rules, and compare each with the reference model.
 extension Resolution {
     /// Whether a resolve of `found` may take the fast path: a transient or graph-scoped registration that is not a
     /// forward, while nothing watches the resolution.
@@ -32,7 +40,7 @@ extension Resolution {
         return try found.loadHeld(as: Service.self, protectedBy: threadHazard)
     }
 
-    /// The outermost build of a transient registration without hooks or arguments: `resolvePlain` without the
+    /// The outermost build of a transient registration without hooks or arguments: the rules' build without the
     /// checks that cannot fail at depth 0 with nothing else being built (no cycle, no depth limit: it is at least
     /// 0).
     @inline(__always)
@@ -65,7 +73,7 @@ extension Resolution {
         begin(key, in: container, maxDepth: hit.depthLimit, diagnostics: nil)
         do {
             // Straight into `result`: a local would be copied there, a retain and a release.
-            result.initialize(to: try resolvePlain(found, key: key, depth: 0, arguments: arguments))
+            result.initialize(to: try resolveByRules(key, found: found, depth: 0, arguments: arguments))
         } catch {
             throw failed(error)
         }
@@ -88,62 +96,8 @@ extension Resolution {
         guard thread == .current, isActive, let found = find(key, in: context), takesFastPath(found) else {
             return false
         }
-        result.initialize(to: try resolvePlain(found, key: key, depth: depth + 1, arguments: arguments))
+        result.initialize(to: try resolveByRules(key, found: found, depth: depth + 1, arguments: arguments))
         return true
-    }
-
-    /// Resolves a transient or graph-scoped registration, while nothing watches the resolution: what the rules and
-    /// a build do, without the steps that cannot apply (measured: a tenth of a nested resolve).
-    func resolvePlain<Service>(_ found: Found, key: ServiceKey, depth: Int) throws -> Service {
-        try resolvePlain(found, key: key, depth: depth, argumentsAt: nil)
-    }
-
-    /// `resolvePlain` for a key with runtime arguments, which `arguments` points at as a tuple.
-    func resolvePlain<Service>(
-        _ found: Found,
-        key: ServiceKey,
-        depth: Int,
-        arguments: ArgumentsTuple
-    ) throws -> Service {
-        try resolvePlain(found, key: key, depth: depth, argumentsAt: arguments)
-    }
-
-    /// The two `resolvePlain`s; each inlines it, with or without arguments.
-    @inline(__always)
-    func resolvePlain<Service>(
-        _ found: Found,
-        key: ServiceKey,
-        depth: Int,
-        argumentsAt arguments: ArgumentsTuple?
-    ) throws -> Service {
-        switch try beginPlain(found, key: key, depth: depth) {
-        case .inGraph(let position):
-            return graphInstance(at: position, as: Service.self)
-        case .build(let build):
-            // Nothing to keep or queue: the factory writes its instance straight into the caller's memory (measured:
-            // through a local, a copy by the type's value witness cost a plain resolve 34 instructions, 5% of
-            // `child_depth_5`).
-            guard build.isGraph || build.hasHooks else { return try callPlainFactory(build, arguments: arguments) }
-            let instance: Service = try callPlainFactory(build, arguments: arguments)
-            keepPlain(instance, build)
-            return instance
-        }
-    }
-
-    /// Runs a plain registration's factory in the frame `beginPlain` entered, and leaves the frame.
-    @inline(__always)
-    func callPlainFactory<Service>(_ build: PlainBuild, arguments: ArgumentsTuple?) throws -> Service {
-        defer { leave(toDepth: build.outerDepth) }
-        do {
-            return try build.frame.entry.withObject { entry in
-                // The key names the service type and argument types exactly: the entry is a `NullaryEntry<Service>`
-                // or an `ArgumentsEntry<Service>`, and the downcasts are reinterpretations.
-                guard let arguments else { return try NullaryEntry<Service>.build(entry, self) }
-                return try ArgumentsEntry<Service>.build(entry, self, arguments: arguments)
-            }
-        } catch {
-            throw factoryError(error, key: build.entry.key)  // The frame is still entered: it ends the path.
-        }
     }
 
     // MARK: The steps
@@ -192,7 +146,7 @@ enum PlainStep {
     case build(PlainBuild)
 }
 
-/// A build the plain path began: the frame the resolution entered, which `finishPlain` or `failPlain` leaves. Its key
+/// A build the plain path began: the frame the resolution entered, which `finishAsyncPlain` or `failPlain` leaves. Its key
 /// is its entry's: a plain registration is found under its own key. (Measured: with the key kept here too, each copy
 /// of a build cost a plain resolve 43 more instructions, 5% of `graph_10`.)
 @usableFromInline

@@ -10,14 +10,10 @@ extension Resolution {
         let key = ServiceKey(serviceType: serviceType, name: name, argumentsType: Void.self)
         guard isUsable() else { return try originForNewResolution(key).resolve(serviceType, name: name) }
         let depth = self.depth + 1
-        // The common cases inline, while nothing watches: a transient or graph-scoped registration, and an instance a
-        // permanent or weak registration holds.
+        // The common case inline, while nothing watches: an instance a permanent or weak registration holds.
         let found = find(key, in: context)
-        if let found {
-            if takesFastPath(found) { return try resolvePlain(found, key: key, depth: depth) }
-            if found.hasHeldStorage {
-                do throws(NotHeld) { return try takeHeldQuickly(found, depth: depth) } catch {}
-            }
+        if let found, found.hasHeldStorage {
+            do throws(NotHeld) { return try takeHeldQuickly(found, depth: depth) } catch {}
         }
         return try resolve(key, found: found, depth: depth)
     }
@@ -125,11 +121,6 @@ extension Resolution {
         depth: Int,
         arguments: repeat each Argument
     ) throws -> Service {
-        if let found, takesFastPath(found) {
-            return try ArgumentsTuple.with(repeat each arguments) { tuple in
-                try resolvePlain(found, key: key, depth: depth, arguments: tuple)
-            }
-        }
         return try ArgumentsTuple.with(repeat each arguments) { tuple in
             try resolveRegistered(
                 key, found: found, in: context,
@@ -234,7 +225,6 @@ extension Resolution {
         try hostingSynchronousCode {
             guard let arguments else { return try resolve(key, found: found, depth: depth) }
             return try arguments.withArgumentsTuple { tuple in
-                if takesFastPath(found) { return try resolvePlain(found, key: key, depth: depth, arguments: tuple) }
                 return try resolveByRules(key, found: found, depth: depth, arguments: tuple)
             }
         }

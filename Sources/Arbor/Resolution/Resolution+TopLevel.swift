@@ -75,9 +75,8 @@ extension Resolution {
     @inline(__always)
     func resolveTopLevel<Service>(_ key: ServiceKey, in container: Container) throws -> Service {
         try resolveTopLevel(key, in: container) { found in
-            if let found, takesFastPath(found) {
-                if found.shape == .transient, !found.hasHooks { return try buildOutermost(found, key: key) }
-                return try resolvePlain(found, key: key, depth: 0)
+            if let found, takesFastPath(found), found.shape == .transient, !found.hasHooks {
+                return try buildOutermost(found, key: key)
             }
             return try resolve(key, found: found, depth: 0)
         }
