@@ -47,6 +47,21 @@ private final class Link {
 }
 
 /// A service whose factory and hooks record what happens, under a label.
+private protocol Named: AnyObject {
+    var name: String { get }
+    var next: (any Named)? { get }
+}
+
+private final class NamedStep: Named {
+    let name: String
+    let next: (any Named)?
+
+    init(name: String, next: (any Named)?) {
+        self.name = name
+        self.next = next
+    }
+}
+
 private final class Step {
     let label: String
     var finished = false
@@ -581,6 +596,52 @@ private final class Step {
         #expect(error.underlying as? TestFailure == TestFailure("B failed"))
         #expect(error.key == ServiceKey(Step.self, name: "B"))
         #expect(error.path == [ServiceKey(Step.self, name: "A"), ServiceKey(Step.self, name: "B")])
+    }
+
+    /// The same for services registered under a protocol type, transient ones (which write their instance straight
+    /// into the caller's memory when nothing else is kept) and graph-scoped ones: the error names the path to the
+    /// factory that threw, and the failed resolve leaves none of its frames behind.
+    @Test(arguments: [ObjectScope.transient, .graph])
+    func aFactoryErrorUnderAProtocolTypeNamesThePathAndLeavesNoFrameBehind(scope: ObjectScope) throws {
+        let c = Container()
+        let failing = Flag(true)
+        c.register((any Named).self, name: "A") { r in
+            NamedStep(name: "A", next: try r.resolve((any Named).self, name: "B"))
+        }.inObjectScope(scope)
+        c.register((any Named).self, name: "B") { r in
+            let c = try r.resolve((any Named).self, name: "C")
+            if failing.isOn { throw TestFailure("B failed") }
+            return NamedStep(name: "B", next: c)
+        }.inObjectScope(scope)
+        c.register((any Named).self, name: "C") { _ in NamedStep(name: "C", next: nil) }.inObjectScope(scope)
+
+        // Twice: a frame the first failure left behind would lengthen the second one's path.
+        for _ in 0..<2 {
+            let error = try #require(resolutionError { try c.resolve((any Named).self, name: "A") })
+            #expect(error.kind == .factoryFailed)
+            #expect(error.underlying as? TestFailure == TestFailure("B failed"))
+            #expect(error.path == [ServiceKey((any Named).self, name: "A"), ServiceKey((any Named).self, name: "B")])
+        }
+
+        failing.isOn = false
+        let a = try c.resolve((any Named).self, name: "A")
+        #expect(a.name == "A" && a.next?.name == "B" && a.next?.next?.name == "C")
+    }
+
+    /// A graph-scoped service resolved at the top is kept for the hooks that wait: a hook of a service it depends on
+    /// gets that same instance back, though nothing else asks for it after the outermost factory returned.
+    @Test func anOutermostGraphInstanceIsTheOneTheHooksOfItsDependenciesGet() throws {
+        let c = Container()
+        let seen = Box<(any Named)?>(nil)
+        c.register((any Named).self, name: "outer") { r in
+            NamedStep(name: "outer", next: try r.resolve((any Named).self, name: "inner"))
+        }
+        c.register((any Named).self, name: "inner") { _ in NamedStep(name: "inner", next: nil) }
+            .initCompleted { r, _ in seen.value = try r.resolve((any Named).self, name: "outer") }
+
+        let outer = try c.resolve((any Named).self, name: "outer")
+        #expect(try #require(seen.value) === outer)
+        #expect(try c.resolve((any Named).self, name: "outer") !== outer, "a graph instance is one resolution's")
     }
 
     @Test func aHookErrorNamesTheServiceWhoseHookThrewOnThePathThatCreatedIt() throws {
