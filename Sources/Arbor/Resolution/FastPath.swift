@@ -15,9 +15,10 @@ internal import ArborPrimitives
 /// a request that builds a per-container instance by the rules runs no second copy of their steps for its
 /// graph-scoped services. (Measured: with a plain path of their own beside the rules, `graph_10` took 8,608
 /// instructions and `request_scope_per_container` 19,590 over 304 lines of code; through the rules 9,392 and 19,837
-/// over 279 lines, and the notes server on Vapor served 0.9% more requests a second, faster in 6 of 6 alternated
-/// rounds. See the Performance article, "Code a request runs".) The property-based tests run every seeded graph with
-/// and without a leak tracker, which makes every resolve take the rules, and compare each with the reference model.
+/// over 272 lines. A request on the Vapor notes server ran 9 lines fewer of Arbor's, 408 against 417; on Vapor a line
+/// a request costs 12–16 ns, as the Performance article's "Code a request runs" shows.) The property-based tests run
+/// every seeded graph with and without a leak tracker, which makes every resolve take the rules, and compare each with
+/// the reference model.
 extension Resolution {
     /// Whether a resolve of `found` may take the fast path: a transient or graph-scoped registration that is not a
     /// forward, while nothing watches the resolution.
@@ -146,9 +147,9 @@ enum PlainStep {
     case build(PlainBuild)
 }
 
-/// A build the plain path began: the frame the resolution entered, which `finishAsyncPlain` or `failPlain` leaves. Its key
-/// is its entry's: a plain registration is found under its own key. (Measured: with the key kept here too, each copy
-/// of a build cost a plain resolve 43 more instructions, 5% of `graph_10`.)
+/// A build the plain path began: the frame the resolution entered, which `finishAsyncPlain` or `failPlain` leaves. Its
+/// key is its entry's: a plain registration is found under its own key. (Measured: with the key kept here too, each
+/// copy of a build cost a plain resolve 43 more instructions, 5% of `graph_10`.)
 @usableFromInline
 struct PlainBuild {
     let frame: Resolution.Frame
