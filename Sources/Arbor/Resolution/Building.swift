@@ -59,6 +59,14 @@ extension Resolution {
             keepsInGraph: false, claim: (Unretained(storage, retainedInChecks: false), saved))
     }
 
+    /// Whether the graph keeps a graph-scoped instance built at `depth`, of a registration with hooks or without: always,
+    /// but for the outermost one when no hook waits to run and nothing watches. The resolution is then over, nothing can
+    /// ask for that instance again, and the graph need not keep it (a retain and a release saved).
+    @inline(__always)
+    func graphKeepsInstance(builtAt depth: Int, hasHooks: Bool) -> Bool {
+        depth > 0 || hasHooks || hasPendingHooks || diagnostics != nil
+    }
+
     /// Whether `building` keeps, queues and reports nothing once its factory returns: a transient instance without
     /// hooks, while no observer watches. ``callBareFactory(_:arguments:)`` builds it.
     @inline(__always)
@@ -87,10 +95,8 @@ extension Resolution {
     func finishBuild<Service>(_ building: Building, _ instance: Service) {
         leave(toDepth: building.outerDepth)
         var graphPosition: Int?
-        // The outermost graph instance, with no hooks to run and nothing watching: the resolution is over, nothing can
-        // ask for it again, and the graph need not keep it (a retain and a release saved).
         if building.keepsInGraph,
-            building.depth > 0 || hasPendingHooks || diagnostics != nil || building.entry.withObject({ $0.hasHooks })
+            graphKeepsInstance(builtAt: building.depth, hasHooks: building.entry.withObject { $0.hasHooks })
         {
             graphPosition = keepInGraph(instance, for: building.slot)
         }

@@ -119,9 +119,7 @@ extension Resolution {
     @inline(__always)
     func keepPlain<Service>(_ instance: Service, _ build: PlainBuild) {
         var position: Int?
-        // The outermost instance, with no hooks waiting to run: the resolution is over, nothing can ask for it again,
-        // and the graph need not keep it (a retain and a release saved).
-        if build.isGraph, build.depth > 0 || build.hasHooks || hasPendingHooks {
+        if build.isGraph, graphKeepsInstance(builtAt: build.depth, hasHooks: build.hasHooks) {
             position = keepInGraph(instance, for: build.frame.slot)
         }
         if build.hasHooks {
