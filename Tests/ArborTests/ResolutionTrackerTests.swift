@@ -46,7 +46,7 @@ private final class Link {
     var next: Link?
 }
 
-/// A service whose factory and hooks record what happens, under a label.
+/// A service registered under a protocol type, with a name and the service it was built with.
 private protocol Named: AnyObject {
     var name: String { get }
     var next: (any Named)? { get }
@@ -62,6 +62,7 @@ private final class NamedStep: Named {
     }
 }
 
+/// A service whose factory and hooks record what happens, under a label.
 private final class Step {
     let label: String
     var finished = false
@@ -609,9 +610,9 @@ private final class Step {
             NamedStep(name: "A", next: try r.resolve((any Named).self, name: "B"))
         }.inObjectScope(scope)
         c.register((any Named).self, name: "B") { r in
-            let c = try r.resolve((any Named).self, name: "C")
+            let next = try r.resolve((any Named).self, name: "C")
             if failing.isOn { throw TestFailure("B failed") }
-            return NamedStep(name: "B", next: c)
+            return NamedStep(name: "B", next: next)
         }.inObjectScope(scope)
         c.register((any Named).self, name: "C") { _ in NamedStep(name: "C", next: nil) }.inObjectScope(scope)
 
