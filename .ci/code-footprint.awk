@@ -4,6 +4,10 @@
 #
 #     awk -v operations=N -f .ci/code-footprint.awk callgrind.out      # prints "INSTRUCTIONS LINES"
 #
+# `-v code=all` counts all the code instead of Arbor's: the framework, the runtime, libc. `-v functions=1` then prints,
+# after that line, one line for each function: the lines it took ("LINES NAME"; a line shared by two functions is
+# counted for the first one found), most first.
+#
 # Arbor's functions are those whose mangled name starts with module Arbor or ArborPrimitives (`$s5Arbor`,
 # `$s15ArborPrimitives`: the module of the outermost entity, so a closure of another module that merely names an
 # Arbor type is not counted, while a specialization or an outlined copy of an Arbor function is), and the C
@@ -37,7 +41,7 @@ function arbors(name) {
     return name ~ /^\$s5Arbor[^A-Za-z]/ || name ~ /^\$s15ArborPrimitives/ || name ~ /^carbor_/
 }
 
-/^fn=/ { counted = arbors(names[named($0)]); next }
+/^fn=/ { function_name = names[named($0)]; counted = code == "all" || arbors(function_name); next }
 /^cfn=/ { named($0); next }
 # A call's line: the position that follows is the call instruction's, and its cost is the callee's, not counted.
 /^calls=/ { call = 1; next }
@@ -51,15 +55,26 @@ function arbors(name) {
     }
     if (call) { call = 0; next }
     # `positions: instr line`: the instruction, the source line, then the events, Ir first.
-    if (counted && NF >= 3) runs[address] += $3
+    if (counted && NF >= 3) {
+        runs[address] += $3
+        owner[address] = function_name
+    }
 }
 END {
     if (operations <= 0) { print "code-footprint.awk: pass -v operations=N" > "/dev/stderr"; exit 1 }
     for (address in runs) {
         if (runs[address] * 2 < operations) continue
         instructions++
-        lines[int(address / 64)] = 1
+        line = int(address / 64)
+        if (line in lines) continue
+        lines[line] = 1
+        lineCount++
+        linesOf[owner[address]]++
     }
-    for (line in lines) lineCount++
     print instructions + 0, lineCount + 0
+    if (functions) {
+        command = "sort -rn"
+        for (name in linesOf) print linesOf[name], name | command
+        close(command)
+    }
 }

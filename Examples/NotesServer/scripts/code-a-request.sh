@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# What one request runs: on each framework, the notes server wired with Arbor and by hand, each under callgrind, on
+# `GET /notes/:id`. For each wiring it prints the instructions a request, the distinct 64-byte lines of code a request
+# runs (all code: the framework, NIO, Foundation, the runtime, libc, the app, Arbor), and of those Arbor's own (modules
+# `Arbor` and `ArborPrimitives`, as the speed budget's `.code` rows count them: `.ci/code-footprint.awk` counts all
+# three); then Arbor's functions by the lines they take. The README's "Every extra line is Arbor's own" reads one run.
+#
+#   Examples/NotesServer/scripts/code-a-request.sh
+#
+# Each server runs under `valgrind --tool=callgrind --dump-instr=yes`. After seeding a note and a warm-up, the script
+# zeroes the counts, sends REQUESTS requests one at a time, dumps, and does the same with twice as many: the
+# instructions a request are the difference of the two dumps divided by REQUESTS (start-up, seeding and warm-up cancel
+# out), and a line counts when code on it ran in at least half of the first dump's requests (set-up run once, and
+# paths a request takes now and then, are left out). Counts do not depend on what else the machine runs, so two
+# builds can be compared run after run; they take a few minutes a server.
+#
+# Settings, from the environment:
+#   REQUESTS=300  WARMUP=300  PORT=8101  FRAMEWORKS="hummingbird vapor"  WIRINGS="arbor manual"
+#   RELEASE_HOOKS=synchronous  FUNCTIONS=15 (how many of Arbor's functions to list; 0 for none)
+#   BINARY= (another build's NotesServer to count instead of building this one)
+# Needs valgrind (`apt-get install -y valgrind`, which brings callgrind_control), curl and awk; Linux.
+set -euo pipefail
+
+REQUESTS=${REQUESTS:-300}
+WARMUP=${WARMUP:-300}
+PORT=${PORT:-8101}
+FRAMEWORKS=${FRAMEWORKS:-hummingbird vapor}
+WIRINGS=${WIRINGS:-arbor manual}
+RELEASE_HOOKS=${RELEASE_HOOKS:-synchronous}
+FUNCTIONS=${FUNCTIONS:-15}
+BINARY=${BINARY:-}
+
+package="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+footprint="$package/../../.ci/code-footprint.awk"
+for tool in valgrind callgrind_control curl awk strip; do
+    command -v "$tool" >/dev/null || { echo "code-a-request.sh needs $tool (apt-get install -y valgrind)" >&2; exit 1; }
+done
+
+# shellcheck source=common.sh
+source "$package/scripts/common.sh"
+# Debian's valgrind 3.19 may refuse a release build's debug information ("Possibly corrupted debuginfo file"): a copy
+# without it runs the same code and keeps the symbols that name the functions.
+strip --strip-debug -o "$work/NotesServer" "${BINARY:-$server}"
+
+# send PORT PATH COUNT: COUNT requests for PATH, one after the other on one kept-alive connection (curl reuses it for
+# the URLs of one run). Not wrk: its main thread sleeps for the whole duration even when its script stops early.
+send() {
+    local url="http://127.0.0.1:$1$2"
+    for _ in $(seq "$3"); do echo "url = \"$url\""; done >"$work/send.curl"
+    curl -fsS -H 'X-User: load' --config "$work/send.curl" >/dev/null
+}
+
+# The instructions in a callgrind file's totals.
+totals() { awk '/^totals:/ { print $2 }' "$1"; }
+
+echo
+printf '%-12s %-7s %14s %18s %18s\n' framework wiring instructions "lines, all code" "lines of Arbor's"
+for framework in $FRAMEWORKS; do
+    for wiring in $WIRINGS; do
+        out="$work/$framework-$wiring.callgrind"
+        # Started directly (not through `launch`, whose wait is short): valgrind takes a minute to start a server.
+        valgrind --tool=callgrind --dump-instr=yes --callgrind-out-file="$out" "$work/NotesServer" \
+            --framework "$framework" --wiring "$wiring" --hostname 127.0.0.1 --port "$PORT" \
+            --release-hooks "$RELEASE_HOOKS" >"$work/$framework-$wiring.log" 2>&1 &
+        pid_of[$framework-$wiring]=$!
+        for _ in $(seq 600); do
+            if curl -fs -H 'X-User: load' "http://127.0.0.1:$PORT/notes" >/dev/null 2>&1; then break; fi
+            kill -0 "${pid_of[$framework-$wiring]}" 2>/dev/null || break
+            sleep 0.5
+        done
+        id=$(curl -fsS -X POST -H 'content-type: application/json' -H 'X-User: load' \
+            -d '{"title":"Counted","body":"A note to show."}' "http://127.0.0.1:$PORT/notes" |
+            sed -E 's/.*"id":"([^"]+)".*/\1/') || { cat "$work/$framework-$wiring.log" >&2; exit 1; }
+        send "$PORT" "/notes/$id" "$WARMUP"
+        callgrind_control -z "${pid_of[$framework-$wiring]}" >/dev/null 2>&1
+        send "$PORT" "/notes/$id" "$REQUESTS"
+        callgrind_control -d "${pid_of[$framework-$wiring]}" >/dev/null 2>&1
+        callgrind_control -z "${pid_of[$framework-$wiring]}" >/dev/null 2>&1
+        send "$PORT" "/notes/$id" $((2 * REQUESTS))
+        callgrind_control -d "${pid_of[$framework-$wiring]}" >/dev/null 2>&1
+        kill "${pid_of[$framework-$wiring]}"
+        wait "${pid_of[$framework-$wiring]}" 2>/dev/null || true
+        unset "pid_of[$framework-$wiring]"
+
+        instructions=$((($(totals "$out.2") - $(totals "$out.1")) / REQUESTS))
+        read -r _ all_lines < <(awk -v operations="$REQUESTS" -v code=all -f "$footprint" "$out.1")
+        awk -v operations="$REQUESTS" -v functions=1 -f "$footprint" "$out.1" >"$work/lines"
+        read -r _ arbor_lines <"$work/lines"
+        printf '%-12s %-7s %14d %18d %18d\n' "$framework" "$wiring" "$instructions" "$all_lines" "$arbor_lines"
+        if [[ $wiring == arbor && $FUNCTIONS -gt 0 ]]; then
+            tail -n +2 "$work/lines" | head -n "$FUNCTIONS" >"$work/functions"
+            if command -v swift >/dev/null; then swift demangle --simplified <"$work/functions"; else cat "$work/functions"; fi |
+                awk '{ printf "    %4d  %s\n", $1, substr($0, length($1) + 2) }'
+        fi
+    done
+    PORT=$((PORT + 1))
+done
