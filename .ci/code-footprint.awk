@@ -4,9 +4,9 @@
 #
 #     awk -v operations=N -f .ci/code-footprint.awk callgrind.out      # prints "INSTRUCTIONS LINES"
 #
-# `-v code=all` counts all the code instead of Arbor's: the framework, the runtime, libc. `-v functions=1` then prints,
-# after that line, one line for each function: the lines it took ("LINES NAME"; a line shared by two functions is
-# counted for the first one found), most first.
+# `-v code=all` counts all the code instead of Arbor's: the framework, the runtime, libc. `-v functions=1` prints, after
+# that line, one line for each function counted: the lines it took ("LINES NAME", most first; a line two functions
+# share is counted for one of them). `Examples/NotesServer/scripts/code-a-request.sh` uses both.
 #
 # Arbor's functions are those whose mangled name starts with module Arbor or ArborPrimitives (`$s5Arbor`,
 # `$s15ArborPrimitives`: the module of the outermost entity, so a closure of another module that merely names an

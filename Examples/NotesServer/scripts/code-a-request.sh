@@ -2,8 +2,8 @@
 # What one request runs: on each framework, the notes server wired with Arbor and by hand, each under callgrind, on
 # `GET /notes/:id`. For each wiring it prints the instructions a request, the distinct 64-byte lines of code a request
 # runs (all code: the framework, NIO, Foundation, the runtime, libc, the app, Arbor), and of those Arbor's own (modules
-# `Arbor` and `ArborPrimitives`, as the speed budget's `.code` rows count them: `.ci/code-footprint.awk` counts all
-# three); then Arbor's functions by the lines they take. The README's "Every extra line is Arbor's own" reads one run.
+# `Arbor` and `ArborPrimitives`); then Arbor's functions by the lines they take. `.ci/code-footprint.awk` counts the
+# lines, as it does for the speed budget's `.code` rows. The README's "Every extra line is Arbor's own" reads one run.
 #
 #   Examples/NotesServer/scripts/code-a-request.sh
 #
@@ -12,7 +12,7 @@
 # instructions a request are the difference of the two dumps divided by REQUESTS (start-up, seeding and warm-up cancel
 # out), and a line counts when code on it ran in at least half of the first dump's requests (set-up run once, and
 # paths a request takes now and then, are left out). Counts do not depend on what else the machine runs, so two
-# builds can be compared run after run; they take a few minutes a server.
+# builds can be compared run after run; the four servers take about a minute, after the build.
 #
 # Settings, from the environment:
 #   REQUESTS=300  WARMUP=300  PORT=8101  FRAMEWORKS="hummingbird vapor"  WIRINGS="arbor manual"
@@ -58,7 +58,7 @@ printf '%-12s %-7s %14s %18s %18s\n' framework wiring instructions "lines, all c
 for framework in $FRAMEWORKS; do
     for wiring in $WIRINGS; do
         out="$work/$framework-$wiring.callgrind"
-        # Started directly (not through `launch`, whose wait is short): valgrind takes a minute to start a server.
+        # Started directly, not through `launch`, whose wait is too short for a server starting under valgrind.
         valgrind --tool=callgrind --dump-instr=yes --callgrind-out-file="$out" "$work/NotesServer" \
             --framework "$framework" --wiring "$wiring" --hostname 127.0.0.1 --port "$PORT" \
             --release-hooks "$RELEASE_HOOKS" >"$work/$framework-$wiring.log" 2>&1 &
