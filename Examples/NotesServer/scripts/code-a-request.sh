@@ -18,6 +18,7 @@
 #   REQUESTS=300  WARMUP=300  PORT=8101  FRAMEWORKS="hummingbird vapor"  WIRINGS="arbor manual"
 #   RELEASE_HOOKS=synchronous  FUNCTIONS=15 (how many of Arbor's functions to list; 0 for none)
 #   BINARY= (another build's NotesServer to count instead of building this one)
+#   LAUNCH_WAIT=300 (seconds a server may take to start under valgrind)
 # Needs valgrind (`apt-get install -y valgrind`, which brings callgrind_control), curl and awk; Linux.
 set -euo pipefail
 
@@ -29,6 +30,7 @@ WIRINGS=${WIRINGS:-arbor manual}
 RELEASE_HOOKS=${RELEASE_HOOKS:-synchronous}
 FUNCTIONS=${FUNCTIONS:-15}
 BINARY=${BINARY:-}
+LAUNCH_WAIT=${LAUNCH_WAIT:-300}  # seconds: a server starts slowly under valgrind
 
 package="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 footprint="$package/../../.ci/code-footprint.awk"
@@ -58,19 +60,10 @@ printf '%-12s %-7s %14s %18s %18s\n' framework wiring instructions "lines, all c
 for framework in $FRAMEWORKS; do
     for wiring in $WIRINGS; do
         out="$work/$framework-$wiring.callgrind"
-        # Started directly, not through `launch`, whose wait is too short for a server starting under valgrind.
-        valgrind --tool=callgrind --dump-instr=yes --callgrind-out-file="$out" "$work/NotesServer" \
-            --framework "$framework" --wiring "$wiring" --hostname 127.0.0.1 --port "$PORT" \
-            --release-hooks "$RELEASE_HOOKS" >"$work/$framework-$wiring.log" 2>&1 &
-        pid_of[$framework-$wiring]=$!
-        for _ in $(seq 600); do
-            if curl -fs -H 'X-User: load' "http://127.0.0.1:$PORT/notes" >/dev/null 2>&1; then break; fi
-            kill -0 "${pid_of[$framework-$wiring]}" 2>/dev/null || break
-            sleep 0.5
-        done
-        id=$(curl -fsS -X POST -H 'content-type: application/json' -H 'X-User: load' \
-            -d '{"title":"Counted","body":"A note to show."}' "http://127.0.0.1:$PORT/notes" |
-            sed -E 's/.*"id":"([^"]+)".*/\1/') || { cat "$work/$framework-$wiring.log" >&2; exit 1; }
+        launch "$framework-$wiring" "$PORT" valgrind --tool=callgrind --dump-instr=yes --callgrind-out-file="$out" \
+            "$work/NotesServer" --framework "$framework" --wiring "$wiring" --hostname 127.0.0.1 --port "$PORT" \
+            --release-hooks "$RELEASE_HOOKS"
+        id=$(seed "$PORT")
         send "$PORT" "/notes/$id" "$WARMUP"
         callgrind_control -z "${pid_of[$framework-$wiring]}" >/dev/null 2>&1
         send "$PORT" "/notes/$id" "$REQUESTS"

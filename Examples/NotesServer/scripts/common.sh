@@ -3,7 +3,8 @@
 #   work      a temporary directory, removed on exit
 #   pid_of    the servers' pids by name: every server recorded there is stopped on exit
 #   server    the release NotesServer binary, built here
-# and defines `launch`, which starts a server and waits for it, and `median`.
+# and defines `launch`, which starts a server and waits for it (LAUNCH_WAIT seconds at most, 10 unless set), `seed`,
+# and `median`.
 
 work="$(mktemp -d)"
 declare -A pid_of=()
@@ -34,7 +35,7 @@ launch() {
     fi
     "$@" >"$work/$name.log" 2>&1 &
     pid_of[$name]=$!
-    for _ in $(seq 100); do
+    for _ in $(seq $((${LAUNCH_WAIT:-10} * 10))); do
         if curl -fs -H 'X-User: load' "http://127.0.0.1:$port/notes" >/dev/null 2>&1; then return; fi
         kill -0 "${pid_of[$name]}" 2>/dev/null || break
         sleep 0.1
@@ -42,6 +43,16 @@ launch() {
     echo "The $name server did not answer on port $port:" >&2
     cat "$work/$name.log" >&2
     exit 1
+}
+
+# seed PORT [COUNT]: adds COUNT notes (1 unless given) to the server on PORT, and prints the last one's id.
+seed() {
+    local port=$1 reply=""
+    for number in $(seq "${2:-1}"); do
+        reply=$(curl -fsS -X POST -H 'content-type: application/json' -H 'X-User: load' \
+            -d "{\"title\":\"Note $number\",\"body\":\"Seeded for the load test.\"}" "http://127.0.0.1:$port/notes")
+    done
+    sed -E 's/.*"id":"([^"]+)".*/\1/' <<<"$reply"
 }
 
 # median: the median of the numbers on its input, one a line.

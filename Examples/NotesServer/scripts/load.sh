@@ -93,16 +93,6 @@ start() {
         --hostname 127.0.0.1 --port "${port_of[$name]}" --release-hooks "$RELEASE_HOOKS"
 }
 
-# seed PORT: adds NOTES notes and prints the last one's id.
-seed() {
-    local port=$1 reply=""
-    for number in $(seq "$NOTES"); do
-        reply=$(curl -fsS -X POST -H 'content-type: application/json' -H 'X-User: load' \
-            -d "{\"title\":\"Note $number\",\"body\":\"Seeded for the load test.\"}" "http://127.0.0.1:$port/notes")
-    done
-    sed -E 's/.*"id":"([^"]+)".*/\1/' <<<"$reply"
-}
-
 # measure SERVER DURATION PATH…: runs wrk against that server; prints "requests/second requests cpu-µs/request",
 # the last from the server's user and system time (/proc/PID/stat), which other work on the machine does not skew.
 measure() {
@@ -152,7 +142,7 @@ echo "== Starting the servers on 127.0.0.1: ${!port_of[*]}"
 declare -A note_of=()
 for name in "${!port_of[@]}"; do
     start "$name"
-    note_of[$name]=$(seed "${port_of[$name]}")
+    note_of[$name]=$(seed "${port_of[$name]}" "$NOTES")
     curl -fsS -H 'X-User: load' "http://127.0.0.1:${port_of[$name]}/notes/${note_of[$name]}" >/dev/null
     lines=$(curl -fsS -H 'X-User: load' "http://127.0.0.1:${port_of[$name]}/notes/export?pageSize=4" | wc -l)
     [[ $lines -eq $NOTES ]] || { echo "The $name server exported $lines notes, not $NOTES." >&2; exit 1; }

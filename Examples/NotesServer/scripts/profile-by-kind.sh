@@ -53,12 +53,6 @@ start() {
         --port "$3" --release-hooks "$RELEASE_HOOKS"
 }
 
-# seed PORT: adds a note and prints its id.
-seed() {
-    curl -fsS -X POST -H 'content-type: application/json' -H 'X-User: load' \
-        -d '{"title":"Profiled","body":"A note to show."}' "http://127.0.0.1:$1/notes" |
-        sed -E 's/.*"id":"([^"]+)".*/\1/'
-}
 
 echo "wrk.headers['X-User'] = 'load'" >"$work/user.lua"
 kinds="arbor refcount alloc mutex runtime other kernel"
