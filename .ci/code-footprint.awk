@@ -6,7 +6,10 @@
 #
 # `-v code=all` counts all the code instead of Arbor's: the framework, the runtime, libc. `-v functions=1` prints, after
 # that line, one line for each function counted: the lines it took ("LINES NAME", most first; a line two functions
-# share is counted for one of them). `Examples/NotesServer/scripts/code-a-request.sh` uses both.
+# share is counted for one of them). `-v events=1` prints instead each event the file counts (its `events:` line:
+# `Ir`, and with `--cache-sim=yes` the simulated cache misses, `I1mr`, `D1mr`, …), summed over Arbor's functions and
+# over all ("EVENT ARBOR ALL" a line, the whole run, no `operations` needed).
+# `Examples/NotesServer/scripts/code-a-request.sh` uses all three.
 #
 # Arbor's functions are those whose mangled name starts with module Arbor or ArborPrimitives (`$s5Arbor`,
 # `$s15ArborPrimitives`: the module of the outermost entity, so a closure of another module that merely names an
@@ -41,6 +44,9 @@ function arbors(name) {
     return name ~ /^\$s5Arbor[^A-Za-z]/ || name ~ /^\$s15ArborPrimitives/ || name ~ /^carbor_/
 }
 
+/^events:/ { for (i = 2; i <= NF; i++) eventNames[++eventCount] = $i; next }
+# The columns of a cost line before its events: `positions: instr line` gives two.
+/^positions:/ { positionCount = NF - 1; next }
 /^fn=/ { function_name = names[named($0)]; counted = code == "all" || arbors(function_name); next }
 /^cfn=/ { named($0); next }
 # A call's line: the position that follows is the call instruction's, and its cost is the callee's, not counted.
@@ -54,6 +60,15 @@ function arbors(name) {
         address = number(position)
     }
     if (call) { call = 0; next }
+    if (events) {
+        # A function's own cost: the events after the positions (omitted ones are 0).
+        first = (positionCount ? positionCount : 2) + 1
+        for (i = first; i <= NF; i++) {
+            allSum[i - first + 1] += $i
+            if (arbors(function_name)) arborSum[i - first + 1] += $i
+        }
+        next
+    }
     # `positions: instr line`: the instruction, the source line, then the events, Ir first.
     if (counted && NF >= 3) {
         runs[address] += $3
@@ -61,6 +76,10 @@ function arbors(name) {
     }
 }
 END {
+    if (events) {
+        for (i = 1; i <= eventCount; i++) print eventNames[i], arborSum[i] + 0, allSum[i] + 0
+        exit
+    }
     if (operations <= 0) { print "code-footprint.awk: pass -v operations=N" > "/dev/stderr"; exit 1 }
     for (address in runs) {
         if (runs[address] * 2 < operations) continue

@@ -19,6 +19,10 @@
 #   RELEASE_HOOKS=synchronous  FUNCTIONS=15 (how many of Arbor's functions to list; 0 for none)
 #   BINARY= (another build's NotesServer to count instead of building this one)
 #   LAUNCH_WAIT=300 (seconds a server may take to start under valgrind)
+#   CACHE=1 also simulates the caches (`--cache-sim=yes`) and prints, per wiring, the misses a request: of code (the
+#     level-1 instruction cache) and of data (level-1 data cache, reads and writes), all told and in Arbor's functions.
+#     The sizes are this machine's, a core's: 32 KB of code, 48 KB of data, 1 MB of level 2 as the last level;
+#     CACHE_OPTIONS replaces them. Slower: about two minutes for the four servers.
 # Needs valgrind (`apt-get install -y valgrind`, which brings callgrind_control), curl and awk; Linux.
 set -euo pipefail
 
@@ -31,6 +35,10 @@ RELEASE_HOOKS=${RELEASE_HOOKS:-synchronous}
 FUNCTIONS=${FUNCTIONS:-15}
 BINARY=${BINARY:-}
 LAUNCH_WAIT=${LAUNCH_WAIT:-300}  # seconds: a server starts slowly under valgrind
+CACHE=${CACHE:-0}
+CACHE_OPTIONS=${CACHE_OPTIONS:---I1=32768,8,64 --D1=49152,12,64 --LL=1048576,16,64}
+simulation=()
+if [[ $CACHE == 1 ]]; then read -r -a simulation <<<"--cache-sim=yes $CACHE_OPTIONS"; fi
 
 package="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 footprint="$package/../../.ci/code-footprint.awk"
@@ -55,12 +63,27 @@ send() {
 # The instructions in a callgrind file's totals.
 totals() { awk '/^totals:/ { print $2 }' "$1"; }
 
+# misses FIRST SECOND: the simulated misses a request, from the dumps of REQUESTS and twice as many requests:
+# "CODE DATA ARBOR-CODE ARBOR-DATA".
+misses() {
+    awk -v requests="$REQUESTS" '
+        FNR == 1 { sign = sign ? 1 : -1 }
+        { arbor[$1] += sign * $2; all[$1] += sign * $3 }
+        END {
+            if (!("I1mr" in all)) { print "no simulated misses in the dumps" > "/dev/stderr"; exit 1 }
+            printf "%.0f %.0f %.0f %.0f\n", all["I1mr"] / requests, (all["D1mr"] + all["D1mw"]) / requests,
+                arbor["I1mr"] / requests, (arbor["D1mr"] + arbor["D1mw"]) / requests
+        }' <(awk -v events=1 -f "$footprint" "$1") <(awk -v events=1 -f "$footprint" "$2")
+}
+
+cache_rows=()
 echo
 printf '%-12s %-7s %14s %18s %18s\n' framework wiring instructions "lines, all code" "lines of Arbor's"
 for framework in $FRAMEWORKS; do
     for wiring in $WIRINGS; do
         out="$work/$framework-$wiring.callgrind"
-        launch "$framework-$wiring" "$PORT" valgrind --tool=callgrind --dump-instr=yes --callgrind-out-file="$out" \
+        launch "$framework-$wiring" "$PORT" valgrind --tool=callgrind --dump-instr=yes "${simulation[@]}" \
+            --callgrind-out-file="$out" \
             "$work/NotesServer" --framework "$framework" --wiring "$wiring" --hostname 127.0.0.1 --port "$PORT" \
             --release-hooks "$RELEASE_HOOKS"
         id=$(seed "$PORT")
@@ -80,6 +103,11 @@ for framework in $FRAMEWORKS; do
         awk -v operations="$REQUESTS" -v functions=1 -f "$footprint" "$out.1" >"$work/lines"
         read -r _ arbor_lines <"$work/lines"
         printf '%-12s %-7s %14d %18d %18d\n' "$framework" "$wiring" "$instructions" "$all_lines" "$arbor_lines"
+        if [[ $CACHE == 1 ]]; then
+            read -r code data arbor_code arbor_data < <(misses "$out.1" "$out.2")
+            cache_rows+=("$(printf '%-12s %-7s %12d %12d %14d %14d' "$framework" "$wiring" "$code" "$data" \
+                "$arbor_code" "$arbor_data")")
+        fi
         if [[ $wiring == arbor && $FUNCTIONS -gt 0 ]]; then
             tail -n +2 "$work/lines" | head -n "$FUNCTIONS" >"$work/functions"
             if command -v swift >/dev/null; then swift demangle --simplified <"$work/functions"; else cat "$work/functions"; fi |
@@ -88,3 +116,9 @@ for framework in $FRAMEWORKS; do
     done
     PORT=$((PORT + 1))
 done
+if [[ $CACHE == 1 ]]; then
+    echo
+    echo "Simulated cache misses a request ($CACHE_OPTIONS):"
+    printf '%-12s %-7s %12s %12s %14s %14s\n' framework wiring "code, all" "data, all" "code, Arbor's" "data, Arbor's"
+    printf '%s\n' "${cache_rows[@]}"
+fi

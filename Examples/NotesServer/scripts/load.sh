@@ -93,17 +93,20 @@ start() {
         --hostname 127.0.0.1 --port "${port_of[$name]}" --release-hooks "$RELEASE_HOOKS"
 }
 
-# measure SERVER DURATION PATH…: runs wrk against that server; prints "requests/second requests cpu-µs/request",
-# the last from the server's user and system time (/proc/PID/stat), which other work on the machine does not skew.
+# measure SERVER DURATION PATH…: runs wrk against that server; prints "requests/second requests cpu-µs/request
+# system-µs/request", the last two from the server's user and system time (/proc/PID/stat), which other work on the
+# machine does not skew; the system time is the kernel's share, the system calls.
 measure() {
     local name=$1 duration=$2
     shift 2
-    local output before after
+    local output before after system_before system_after
     before=$(cpu_ticks "$name")
+    system_before=$(system_ticks "$name")
     if [[ $BY_THREAD == 1 ]]; then thread_stats "$name" >"$work/threads-before"; fi
     output=$("${client_prefix[@]}" wrk -t"$THREADS" -c"$CONNECTIONS" -d"$duration" -s "$work/cycle.lua" \
         "http://127.0.0.1:${port_of[$name]}" -- "$@")
     after=$(cpu_ticks "$name")
+    system_after=$(system_ticks "$name")
     if [[ $BY_THREAD == 1 ]]; then
         thread_stats "$name" >"$work/threads-after"
         join "$work/threads-before" "$work/threads-after" | awk -v hz="$(getconf CLK_TCK)" \
@@ -115,14 +118,16 @@ measure() {
         echo "wrk reported errors:" >&2
         echo "$output" >&2
     fi
-    awk -v ticks=$((after - before)) -v hz="$(getconf CLK_TCK)" '
+    awk -v ticks=$((after - before)) -v kernel=$((system_after - system_before)) -v hz="$(getconf CLK_TCK)" '
         /Requests\/sec/ { rps = $2 }
         / requests in / { count = $1 }
-        END { printf "%s %s %.1f\n", rps, count, count ? ticks / hz * 1e6 / count : 0 }' <<<"$output"
+        END { printf "%s %s %.1f %.1f\n", rps, count, count ? ticks / hz * 1e6 / count : 0,
+            count ? kernel / hz * 1e6 / count : 0 }' <<<"$output"
 }
 
-# cpu_ticks SERVER: the server's user + system time so far, in clock ticks.
+# cpu_ticks SERVER: the server's user + system time so far, in clock ticks; system_ticks SERVER: its system time.
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/${pid_of[$1]}/stat"; }
+system_ticks() { awk '{ print $15 }' "/proc/${pid_of[$1]}/stat"; }
 
 # thread_stats SERVER: per kind of thread (NIO's event loops, the concurrency runtime's pool, others by name), the
 # user + system time in clock ticks and the voluntary and involuntary context switches so far, a line each, sorted for
@@ -172,6 +177,7 @@ for framework in $FRAMEWORKS; do
         : >"$work/rates-$framework-$workload"
         : >"$work/costs-$framework-$workload"
         : >"$work/extra-$framework-$workload"
+        : >"$work/extra-system-$framework-$workload"
         : >"$work/baseline-rates-$framework-$workload"
         : >"$work/baseline-extra-$framework-$workload"
     done
@@ -183,10 +189,10 @@ for round in $(seq "$ROUNDS"); do
         for workload in show mixed; do
             order=$wirings
             if ((round % 2 == 0)); then order=$(tr ' ' '\n' <<<"$wirings" | tac | tr '\n' ' '); fi
-            declare -A rate=() cost=()
+            declare -A rate=() cost=() system=()
             for wiring in $order; do
-                read -r "rate[$wiring]" _ "cost[$wiring]" < <(measure "$framework-$wiring" "$DURATION" \
-                    $(paths "$framework-$wiring" "$workload"))
+                read -r "rate[$wiring]" _ "cost[$wiring]" "system[$wiring]" < <(measure "$framework-$wiring" \
+                    "$DURATION" $(paths "$framework-$wiring" "$workload"))
             done
             rate_ratio=$(awk -v a="${rate[arbor]}" -v m="${rate[manual]}" 'BEGIN { printf "%.3f", a / m }')
             cost_ratio=$(awk -v a="${cost[arbor]}" -v m="${cost[manual]}" 'BEGIN { printf "%.3f", m / a }')
@@ -194,6 +200,8 @@ for round in $(seq "$ROUNDS"); do
             echo "$cost_ratio" >>"$work/costs-$framework-$workload"
             awk -v a="${cost[arbor]}" -v m="${cost[manual]}" 'BEGIN { printf "%.1f\n", a - m }' \
                 >>"$work/extra-$framework-$workload"
+            awk -v a="${system[arbor]}" -v m="${system[manual]}" 'BEGIN { printf "%.1f\n", a - m }' \
+                >>"$work/extra-system-$framework-$workload"
             printf '%-11s %-6s %-6s %12.0f %12.0f %8s %14s %15s %8s\n' "$framework" "$round" "$workload" \
                 "${rate[arbor]}" "${rate[manual]}" "$rate_ratio" "${cost[arbor]}" "${cost[manual]}" "$cost_ratio"
             if [[ -n $BASELINE ]]; then
@@ -220,7 +228,8 @@ for framework in $FRAMEWORKS; do
     for workload in show mixed; do
         echo "median, $framework $workload: requests/second arbor/manual $(median <"$work/rates-$framework-$workload")," \
             "CPU per request manual/arbor $(median <"$work/costs-$framework-$workload")," \
-            "extra CPU per request $(median <"$work/extra-$framework-$workload") µs"
+            "extra CPU per request $(median <"$work/extra-$framework-$workload") µs" \
+            "(extra system time $(median <"$work/extra-system-$framework-$workload") µs)"
         if [[ -n $BASELINE ]]; then
             echo "median, $framework $workload: this build against BASELINE: requests/second" \
                 "$(median <"$work/baseline-rates-$framework-$workload")×, CPU per request" \
