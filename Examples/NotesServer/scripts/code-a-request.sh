@@ -109,7 +109,8 @@ for framework in $FRAMEWORKS; do
                 "$arbor_code" "$arbor_data")")
         fi
         if [[ $wiring == arbor && $FUNCTIONS -gt 0 ]]; then
-            tail -n +2 "$work/lines" | head -n "$FUNCTIONS" >"$work/functions"
+            # Not `tail | head`: under `pipefail`, head closing the pipe early would stop the script (SIGPIPE).
+            sed -n "2,$((FUNCTIONS + 1))p" "$work/lines" >"$work/functions"
             if command -v swift >/dev/null; then swift demangle --simplified <"$work/functions"; else cat "$work/functions"; fi |
                 awk '{ printf "    %4d  %s\n", $1, substr($0, length($1) + 2) }'
         fi
