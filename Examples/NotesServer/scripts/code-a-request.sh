@@ -67,7 +67,7 @@ totals() { awk '/^totals:/ { print $2 }' "$1"; }
 # "CODE DATA ARBOR-CODE ARBOR-DATA".
 misses() {
     awk -v requests="$REQUESTS" '
-        FNR == 1 { sign = sign ? 1 : -1 }
+        { sign = FNR == NR ? -1 : 1 }  # the first dump counts against the second
         { arbor[$1] += sign * $2; all[$1] += sign * $3 }
         END {
             if (!("I1mr" in all)) { print "no simulated misses in the dumps" > "/dev/stderr"; exit 1 }

@@ -100,13 +100,11 @@ measure() {
     local name=$1 duration=$2
     shift 2
     local output before after system_before system_after
-    before=$(cpu_ticks "$name")
-    system_before=$(system_ticks "$name")
+    read -r before system_before < <(cpu_ticks "$name")
     if [[ $BY_THREAD == 1 ]]; then thread_stats "$name" >"$work/threads-before"; fi
     output=$("${client_prefix[@]}" wrk -t"$THREADS" -c"$CONNECTIONS" -d"$duration" -s "$work/cycle.lua" \
         "http://127.0.0.1:${port_of[$name]}" -- "$@")
-    after=$(cpu_ticks "$name")
-    system_after=$(system_ticks "$name")
+    read -r after system_after < <(cpu_ticks "$name")
     if [[ $BY_THREAD == 1 ]]; then
         thread_stats "$name" >"$work/threads-after"
         join "$work/threads-before" "$work/threads-after" | awk -v hz="$(getconf CLK_TCK)" \
@@ -125,9 +123,8 @@ measure() {
             count ? kernel / hz * 1e6 / count : 0 }' <<<"$output"
 }
 
-# cpu_ticks SERVER: the server's user + system time so far, in clock ticks; system_ticks SERVER: its system time.
-cpu_ticks() { awk '{ print $14 + $15 }' "/proc/${pid_of[$1]}/stat"; }
-system_ticks() { awk '{ print $15 }' "/proc/${pid_of[$1]}/stat"; }
+# cpu_ticks SERVER: the server's user + system time so far, and its system time, in clock ticks ("CPU SYSTEM").
+cpu_ticks() { awk '{ print $14 + $15, $15 }' "/proc/${pid_of[$1]}/stat"; }
 
 # thread_stats SERVER: per kind of thread (NIO's event loops, the concurrency runtime's pool, others by name), the
 # user + system time in clock ticks and the voluntary and involuntary context switches so far, a line each, sorted for

@@ -53,7 +53,6 @@ start() {
         --port "$3" --release-hooks "$RELEASE_HOOKS"
 }
 
-
 echo "wrk.headers['X-User'] = 'load'" >"$work/user.lua"
 kinds="arbor refcount alloc mutex runtime other kernel"
 
