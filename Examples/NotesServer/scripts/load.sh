@@ -5,10 +5,11 @@
 #   Examples/NotesServer/scripts/load.sh
 #
 # It builds the server in release, starts both wirings of each framework on 127.0.0.1, seeds notes, and runs `wrk` in
-# bounded runs, alternating the two wirings of a framework round after round (ABBA order): on a shared, noisy machine only ratios measured close
-# together in time mean much. wrk and the servers share the machine's cores, so the absolute numbers are lower than
-# a separate client machine would show. Beside requests per second it prints each server's CPU time per request,
-# read from /proc/PID/stat around each run: work elsewhere on the machine disturbs that far less.
+# bounded runs, alternating the two wirings of a framework round after round (ABBA order): on a shared, noisy machine
+# only ratios measured close together in time mean much. wrk and the servers share the machine's cores, so the
+# absolute numbers are lower than a separate client machine would show. Beside requests per second it prints each
+# server's CPU time per request, read from /proc/PID/stat around each run: work elsewhere on the machine disturbs that
+# far less.
 #
 # Settings, from the environment:
 #   ROUNDS=5  DURATION=10s  THREADS=2  CONNECTIONS=32  TOTAL=1000000  WARMUP=50000  SAMPLE_EVERY=100000
