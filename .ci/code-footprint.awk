@@ -44,10 +44,17 @@ function arbors(name) {
     return name ~ /^\$s5Arbor[^A-Za-z]/ || name ~ /^\$s15ArborPrimitives/ || name ~ /^carbor_/
 }
 
+# A cost line's first event column: after one position (`line`), unless `positions:` names more.
+BEGIN { firstEvent = 2 }
 /^events:/ { for (i = 2; i <= NF; i++) eventNames[++eventCount] = $i; next }
-# The columns of a cost line before its events: `positions: instr line` gives two.
-/^positions:/ { positionCount = NF - 1; next }
-/^fn=/ { function_name = names[named($0)]; counted = code == "all" || arbors(function_name); next }
+# `positions: instr line`: two columns of positions, so the events start at the third.
+/^positions:/ { firstEvent = NF; next }
+/^fn=/ {
+    function_name = names[named($0)]
+    arbor = arbors(function_name)
+    counted = code == "all" || arbor
+    next
+}
 /^cfn=/ { named($0); next }
 # A call's line: the position that follows is the call instruction's, and its cost is the callee's, not counted.
 /^calls=/ { call = 1; next }
@@ -62,10 +69,9 @@ function arbors(name) {
     if (call) { call = 0; next }
     if (events) {
         # A function's own cost: the events after the positions (omitted ones are 0).
-        first = (positionCount ? positionCount : 2) + 1
-        for (i = first; i <= NF; i++) {
-            allSum[i - first + 1] += $i
-            if (arbors(function_name)) arborSum[i - first + 1] += $i
+        for (i = firstEvent; i <= NF; i++) {
+            allSum[i - firstEvent + 1] += $i
+            if (arbor) arborSum[i - firstEvent + 1] += $i
         }
         next
     }
