@@ -19,7 +19,8 @@
 #
 # Why it is counted (the Performance article, "Code a request runs"): in a server, the code one request runs is far
 # larger than the core's instruction cache, so every line of it is fetched again on each request, and the time Arbor
-# adds there follows the lines of code it runs more than its instructions.
+# adds there follows the code it runs more than its instructions: the paths it takes and the places in them that call,
+# more than the lines alone (a build laid out by a profile ran a third fewer lines and was no faster).
 
 function number(text,    value, i, digit) {
     if (substr(text, 1, 2) != "0x") return text + 0
