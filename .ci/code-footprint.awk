@@ -9,7 +9,10 @@
 # share is counted for one of them). `-v events=1` prints instead each event the file counts (its `events:` line:
 # `Ir`, and with `--cache-sim=yes` the simulated cache misses, `I1mr`, `D1mr`, …), summed over Arbor's functions and
 # over all ("EVENT ARBOR ALL" a line, the whole run, no `operations` needed).
-# `Examples/NotesServer/scripts/code-a-request.sh` uses all three.
+# `-v calls=1` prints instead the places in Arbor's code that call a function ("PLACES CALLS": the call instructions
+# that ran in at least half of the operations, and the calls they made an operation), and with `-v functions=1` one
+# line for each function called from them ("PLACES NAME", most first): the callees, the runtime's included.
+# `Examples/NotesServer/scripts/code-a-request.sh` uses them all.
 #
 # Arbor's functions are those whose mangled name starts with module Arbor or ArborPrimitives (`$s5Arbor`,
 # `$s15ArborPrimitives`: the module of the outermost entity, so a closure of another module that merely names an
@@ -56,9 +59,10 @@ BEGIN { firstEvent = 2 }
     counted = code == "all" || arbor
     next
 }
-/^cfn=/ { named($0); next }
+# A callee's name without callgrind's mark of a recursion level ('2).
+/^cfn=/ { callee = names[named($0)]; sub(/'[0-9]+$/, "", callee); next }
 # A call's line: the position that follows is the call instruction's, and its cost is the callee's, not counted.
-/^calls=/ { call = 1; next }
+/^calls=/ { call = 1; split($1, made, "="); next }
 /^[0-9+*-]/ {
     position = $1
     if (position == "*") {
@@ -67,7 +71,14 @@ BEGIN { firstEvent = 2 }
     } else {
         address = number(position)
     }
-    if (call) { call = 0; next }
+    if (call) {
+        call = 0
+        if (counted) {
+            callsFrom[address] += made[2]
+            calleeOf[address] = callee
+        }
+        next
+    }
     if (events) {
         # A function's own cost: the events after the positions (omitted ones are 0).
         for (i = firstEvent; i <= NF; i++) {
@@ -88,6 +99,21 @@ END {
         exit
     }
     if (operations <= 0) { print "code-footprint.awk: pass -v operations=N" > "/dev/stderr"; exit 1 }
+    if (calls) {
+        for (address in callsFrom) {
+            if (callsFrom[address] * 2 < operations) continue
+            places++
+            madeCalls += callsFrom[address]
+            placesCalling[calleeOf[address]]++
+        }
+        printf "%d %.0f\n", places, madeCalls / operations
+        if (functions) {
+            command = "sort -rn"
+            for (name in placesCalling) print placesCalling[name], name | command
+            close(command)
+        }
+        exit
+    }
     for (address in runs) {
         if (runs[address] * 2 < operations) continue
         instructions++

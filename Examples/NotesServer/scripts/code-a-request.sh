@@ -2,7 +2,8 @@
 # What one request runs: on each framework, the notes server wired with Arbor and by hand, each under callgrind, on
 # `GET /notes/:id`. For each wiring it prints the instructions a request, the distinct 64-byte lines of code a request
 # runs (all code: the framework, NIO, Foundation, the runtime, libc, the app, Arbor), and of those Arbor's own (modules
-# `Arbor` and `ArborPrimitives`); then Arbor's functions by the lines they take. `.ci/code-footprint.awk` counts the
+# `Arbor` and `ArborPrimitives`), and the places in Arbor's code that call a function (a call instruction run in at
+# least half of the requests); then Arbor's functions by the lines they take. `.ci/code-footprint.awk` counts the
 # lines, as it does for the speed budget's `.code` rows. The README's "Every extra line is Arbor's own" reads one run.
 #
 #   Examples/NotesServer/scripts/code-a-request.sh
@@ -78,7 +79,8 @@ misses() {
 
 cache_rows=()
 echo
-printf '%-12s %-7s %14s %18s %18s\n' framework wiring instructions "lines, all code" "lines of Arbor's"
+printf '%-12s %-7s %14s %18s %18s %18s\n' framework wiring instructions "lines, all code" "lines of Arbor's" \
+    "places that call"
 for framework in $FRAMEWORKS; do
     for wiring in $WIRINGS; do
         out="$work/$framework-$wiring.callgrind"
@@ -102,7 +104,9 @@ for framework in $FRAMEWORKS; do
         read -r _ all_lines < <(awk -v operations="$REQUESTS" -v code=all -f "$footprint" "$out.1")
         awk -v operations="$REQUESTS" -v functions=1 -f "$footprint" "$out.1" >"$work/lines"
         read -r _ arbor_lines <"$work/lines"
-        printf '%-12s %-7s %14d %18d %18d\n' "$framework" "$wiring" "$instructions" "$all_lines" "$arbor_lines"
+        read -r call_places _ < <(awk -v operations="$REQUESTS" -v calls=1 -f "$footprint" "$out.1")
+        printf '%-12s %-7s %14d %18d %18d %18d\n' "$framework" "$wiring" "$instructions" "$all_lines" "$arbor_lines" \
+            "$call_places"
         if [[ $CACHE == 1 ]]; then
             read -r code data arbor_code arbor_data < <(misses "$out.1" "$out.2")
             cache_rows+=("$(printf '%-12s %-7s %12d %12d %14d %14d' "$framework" "$wiring" "$code" "$data" \
