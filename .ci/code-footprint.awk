@@ -44,6 +44,13 @@ function named(line,    opening, closing, id) {
     return id
 }
 
+# Prints "COUNT NAME" for each name in `counts`, most first.
+function printByCount(counts,    name, command) {
+    command = "sort -rn"
+    for (name in counts) print counts[name], name | command
+    close(command)
+}
+
 function arbors(name) {
     return name ~ /^\$s5Arbor[^A-Za-z]/ || name ~ /^\$s15ArborPrimitives/ || name ~ /^carbor_/
 }
@@ -59,10 +66,14 @@ BEGIN { firstEvent = 2 }
     counted = code == "all" || arbor
     next
 }
-# A callee's name without callgrind's mark of a recursion level ('2).
-/^cfn=/ { callee = names[named($0)]; sub(/'[0-9]+$/, "", callee); next }
+# For `calls`, the callee's name without callgrind's mark of a recursion level ('2).
+/^cfn=/ {
+    callee = names[named($0)]
+    if (calls) sub(/'[0-9]+$/, "", callee)
+    next
+}
 # A call's line: the position that follows is the call instruction's, and its cost is the callee's, not counted.
-/^calls=/ { call = 1; split($1, made, "="); next }
+/^calls=/ { call = 1; if (calls) split($1, made, "="); next }
 /^[0-9+*-]/ {
     position = $1
     if (position == "*") {
@@ -73,7 +84,7 @@ BEGIN { firstEvent = 2 }
     }
     if (call) {
         call = 0
-        if (counted) {
+        if (calls && counted) {
             callsFrom[address] += made[2]
             calleeOf[address] = callee
         }
@@ -107,11 +118,7 @@ END {
             placesCalling[calleeOf[address]]++
         }
         printf "%d %.0f\n", places, madeCalls / operations
-        if (functions) {
-            command = "sort -rn"
-            for (name in placesCalling) print placesCalling[name], name | command
-            close(command)
-        }
+        if (functions) printByCount(placesCalling)
         exit
     }
     for (address in runs) {
@@ -124,9 +131,5 @@ END {
         linesOf[owner[address]]++
     }
     print instructions + 0, lineCount + 0
-    if (functions) {
-        command = "sort -rn"
-        for (name in linesOf) print linesOf[name], name | command
-        close(command)
-    }
+    if (functions) printByCount(linesOf)
 }
