@@ -24,6 +24,12 @@
 #   SERVER_CPUS= CLIENT_CPUS= (CPU lists for `taskset -c`: the servers run on SERVER_CPUS and wrk on CLIENT_CPUS, so
 #   that the two do not take turns on the same cores and evict each other's caches; `SERVER_CPUS=0 CLIENT_CPUS=1` on a
 #   two-core machine gives each server one core, and rounds that spread far less than unpinned ones)
+#   HALT_POLL=0 (1: for the run, idle cores poll for up to a millisecond before they halt. For a KVM guest whose
+#   haltpoll driver halts an idle core at once (`guest_halt_poll_ns` 0, as on the machine the README's figures come
+#   from): there, waking wrk's halted core makes the server's every microsecond of work cost it one and a half to two
+#   on Vapor, which answers each response with a wake-up, so Arbor's extra looks twice its size. Like turning off deep
+#   idle states on a bare-metal benchmark machine. Needs root and /sys/module/haltpoll; the settings are put back on
+#   exit)
 # Needs wrk (`apt-get install -y wrk`), curl and awk; Linux, for /proc/PID/status.
 set -euo pipefail
 
@@ -41,6 +47,7 @@ FRAMEWORKS=${FRAMEWORKS:-hummingbird vapor}
 RELEASE_HOOKS=${RELEASE_HOOKS:-synchronous}
 BY_THREAD=${BY_THREAD:-0}
 BASELINE=${BASELINE:-}
+HALT_POLL=${HALT_POLL:-0}
 SERVER_CPUS=${SERVER_CPUS:-}
 CLIENT_CPUS=${CLIENT_CPUS:-}
 wirings="arbor manual"
@@ -64,6 +71,27 @@ fi
 
 # shellcheck source=common.sh
 source "$package/scripts/common.sh"
+if [[ $HALT_POLL == 1 ]]; then
+    halt_poll=/sys/module/haltpoll/parameters
+    if [[ ! -w $halt_poll/guest_halt_poll_ns ]]; then
+        echo "HALT_POLL=1 needs the haltpoll idle driver of a KVM guest, and root: $halt_poll is not writable." >&2
+        exit 1
+    fi
+    # name=value for each setting changed, to put back on exit, after common.sh's cleanup has stopped the servers.
+    halt_poll_saved=()
+    for setting in guest_halt_poll_ns guest_halt_poll_grow_start guest_halt_poll_allow_shrink; do
+        halt_poll_saved+=("$setting=$(cat "$halt_poll/$setting")")
+    done
+    restore_halt_poll() {
+        local saved
+        for saved in "${halt_poll_saved[@]}"; do echo "${saved#*=}" >"$halt_poll/${saved%%=*}"; done
+    }
+    trap 'cleanup; restore_halt_poll' EXIT
+    echo 1000000 >"$halt_poll/guest_halt_poll_ns"
+    echo 1000000 >"$halt_poll/guest_halt_poll_grow_start"
+    echo N >"$halt_poll/guest_halt_poll_allow_shrink"
+    echo "== Idle cores poll for up to 1 ms before they halt (HALT_POLL=1; was: ${halt_poll_saved[*]})"
+fi
 # A server is named FRAMEWORK-WIRING (hummingbird-arbor, vapor-manual, …); FRAMEWORK-baseline is the Arbor wiring of
 # the BASELINE build.
 declare -A port_of=()
