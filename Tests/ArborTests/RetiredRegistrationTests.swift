@@ -66,14 +66,18 @@ private func registerOld(
     .onRelease { ledger.released.record($0.label) }
 }
 
+/// Registers the new `RRResource`, in `scope` from the start (the internal `register(_:name:scope:factory:)`, not
+/// `register(…).inObjectScope(scope)`): a thread that waits for the old registration's build can wake at any change
+/// the shared coordinator sees, other tests' builds included, and look the key up again during the change. Then it
+/// finds the new registration in its scope, whose `onRelease`, added after, goes to the same storage; in the
+/// container's default scope for a moment, it would build an instance the container never holds.
 private func registerNew(in container: Container, scope: ObjectScope, ledger: RRLedger) {
-    container.register(RRResource.self) { _ in
+    container.register(RRResource.self, name: nil, scope: scope) { _ in
         let number = ledger.newBuilds.increment()
         // Only instances the container holds are released: record the permanent ones.
         if scope == .permanent { ledger.built.record("new \(number)") }
         return RRResource(label: "new \(number)")
     }
-    .inObjectScope(scope)
     .onRelease { ledger.released.record($0.label) }
 }
 
@@ -162,8 +166,8 @@ private final class RRBackgroundResolve: @unchecked Sendable {
         let building = RRBackgroundResolve(container)
         try #require(gate.entered.wait(timeout: .now() + 10) == .success, "the factory did not start")
         let waiting = RRBackgroundResolve(container)
-        // The change must come while the second thread waits for the running build: one that looked the key up only
-        // during the change could find the new registration half-configured (not yet given its `onRelease`).
+        // The change must come while the second thread waits for the running build, so that it meets the retired
+        // registration. (It may wake and look the key up again during the change: see `registerNew`.)
         try #require(
             waitUntilAThreadWaits(on: resourceStorage(in: container)),
             "the second thread did not wait for the running build")
@@ -204,8 +208,8 @@ private final class RRBackgroundResolve: @unchecked Sendable {
         let building = RRBackgroundResolve(container)
         try #require(gate.entered.wait(timeout: .now() + 10) == .success, "the factory did not start")
         let waiting = RRBackgroundResolve(container)
-        // The change must come while the second thread waits for the running build: one that looked the key up only
-        // during the change could find the new registration half-configured (not yet given its `onRelease`).
+        // The change must come while the second thread waits for the running build, so that it meets the retired
+        // registration. (It may wake and look the key up again during the change: see `registerNew`.)
         try #require(
             waitUntilAThreadWaits(on: resourceStorage(in: container)),
             "the second thread did not wait for the running build")
