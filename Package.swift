@@ -66,6 +66,7 @@ let package = Package(
             name: "ArborVapor",
             dependencies: [
                 "Arbor",
+                "ArborPrimitives",
                 .product(name: "Vapor", package: "vapor", condition: .when(traits: ["Vapor"])),
             ]
         ),

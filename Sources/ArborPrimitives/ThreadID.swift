@@ -42,6 +42,11 @@ package struct ThreadID: Hashable, Sendable {
         ThreadID(marker: UInt(bitPattern: number) &<< 1 | 1)
     }
 
+    /// The identity as a word, never 0: for an atomic word that records which thread is doing something, where
+    /// the thread that reads its own number there knows it put it there.
+    @inlinable
+    package var word: Int { Int(bitPattern: marker) }
+
     /// Whether this is an identity from ``unbound(_:)``, not a thread's.
     @inlinable
     package var isUnbound: Bool { marker & 1 == 1 }

@@ -318,6 +318,36 @@ actor Rendezvous {
         }
     }
 
+    /// Threads of one request that read `request.container` while the hook fills it wait for the hook, and all get
+    /// the one child it filled: the hook runs once.
+    @Test func threadsThatReadTheContainerWhileTheHookRunsWaitForIt() async throws {
+        let hooks = Mutex(0)
+        try await VaporTesting.withApp { app in
+            app.useRequestContainers(root: Container()) { _, child in
+                hooks.withLock { $0 += 1 }
+                // Long enough for the other threads to come to the container while this one fills it.
+                Thread.sleep(forTimeInterval: 0.05)
+                child.register(String.self, instance: "filled")
+            }
+            app.get("me") { request -> String in
+                let children = Mutex<[ObjectIdentifier]>([])
+                let values = Mutex<[String]>([])
+                DispatchQueue.concurrentPerform(iterations: 4) { _ in
+                    guard let child = try? request.container else { return }
+                    children.withLock { $0.append(ObjectIdentifier(child)) }
+                    if let value = try? child.resolve(String.self) { values.withLock { $0.append(value) } }
+                }
+                let distinct = Set(children.withLock { $0 }).count
+                return "\(children.withLock { $0.count }) \(distinct) \(values.withLock { $0 }.joined(separator: ","))"
+            }
+            try await app.testing().test(.GET, "me") { response in
+                #expect(response.status == .ok)
+                #expect(response.body.string == "4 1 filled,filled,filled,filled")
+            }
+        }
+        #expect(hooks.withLock { $0 } == 1)
+    }
+
     /// A middleware made by hand, with its hook, on a route group and the lifecycle: the group's requests get
     /// children with their values, closed after the response; a route outside the group is told what to add; the
     /// app's shutdown closes the root.
