@@ -125,7 +125,7 @@ public final class RequestContainerMiddleware: Middleware, LifecycleHandler {
     public func respond(to request: Request, chainingTo next: any Responder) -> EventLoopFuture<Response> {
         // Behind another of these (the app's, and a group's own): the request's container is made inside the outer
         // one's, and ends with it.
-        // `contains` first: `get` casts to the stored value's generic type, a metadata look-up that cost 1,100
+        // `contains` first: `get` casts to the stored value's generic type, a metadata look-up that cost 1,182
         // instructions a request (callgrind, the notes server), and most requests go through one middleware only.
         let outer = request.storage.contains(RequestScope.Key.self) ? request.storage[RequestScope.Key.self] : nil
         let scope = RequestScope(middleware: self, outer: outer)
@@ -316,10 +316,10 @@ final class RequestScope: @unchecked Sendable {
     /// child is made in that one's, and ends with it.
     private let outer: RequestScope?
     /// The state, behind a mutex held while the child is made and `register` runs on it: another thread that reads
-    /// `request.container` meanwhile waits for the hook. Its first word is the thread running `register` (0 when
+    /// `request.container` meanwhile waits for the hook. Its first word is the thread making the child (0 when
     /// none), so that a hook that reads `request.container` gets an error instead of a deadlock. One allocation with
-    /// the mutex; an `NSRecursiveLock` was two more, and cost 700 instructions a request more (callgrind, the notes
-    /// server).
+    /// the mutex; an `NSRecursiveLock` was two more, and cost about 500 instructions a request more (callgrind, the
+    /// notes server).
     private let guarded = Protected.make(with: { Guarded() }, words: (0, 0, 0, 0))
 
     init(middleware: RequestContainerMiddleware, outer: RequestScope? = nil) {
@@ -346,19 +346,20 @@ final class RequestScope: @unchecked Sendable {
         case .ended: throw RequestContainerError.requestEnded
         case .waiting: break
         }
+        // The thread's number is there while the child is made, the outer scope's child too: an outer middleware's
+        // hook, run from `parent(for:)`, that reads `request.container` reads this scope's.
+        guarded.words.store(thread)
         let made = Result { () throws -> Container in
             let child = try parent(for: request).makeChild()
-            guard let register = middleware.register else { return child }
-            guarded.words.store(thread)
-            defer { guarded.words.store(0) }
             do {
-                try register(request, child)
+                try middleware.register?(request, child)
             } catch {
                 child.close()
                 throw error
             }
             return child
         }
+        guarded.words.store(0)
         guarded.withValueAssumingLocked { guarded in
             switch made {
             case .success(let child): guarded.state = .made(child)

@@ -318,6 +318,24 @@ actor Rendezvous {
         }
     }
 
+    /// Behind a group's middleware, the app's hook runs while the group's child is being made: when it reads
+    /// `request.container` (the group's, which waits for the app's child), it is told, instead of waiting for itself.
+    @Test func anOuterHookThatReadsTheRequestsContainerIsTold() async throws {
+        try await VaporTesting.withApp { app in
+            let root = Container()
+            app.useRequestContainers(root: root) { request, _ in _ = try request.container }
+            let group = app.grouped(RequestContainerMiddleware(root: root))
+            group.get("me") { request -> String in
+                _ = try request.container
+                return "unreachable"
+            }
+            try await app.testing().test(.GET, "me") { response in
+                #expect(response.status == .internalServerError)
+                #expect(response.body.string.contains("register in the `child` it is given instead"))
+            }
+        }
+    }
+
     /// Threads of one request that read `request.container` while the hook fills it wait for the hook, and all get
     /// the one child it filled: the hook runs once.
     @Test func threadsThatReadTheContainerWhileTheHookRunsWaitForIt() async throws {
