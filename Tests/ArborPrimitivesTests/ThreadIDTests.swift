@@ -33,6 +33,17 @@ import Testing
         }
     }
 
+    /// A word that records a thread (a Vapor request scope's maker): never 0, which stands for none, the same for
+    /// the same thread, and another thread's differs.
+    @Test func aThreadsWordIsNeverZeroAndTellsThreadsApart() throws {
+        let here = ThreadID.current.word
+        #expect(here != 0)
+        #expect(ThreadID.current.word == here)
+        let other = try #require(idOfAThreadThatRanAndExited()).word
+        #expect(other != 0)
+        #expect(other != here)
+    }
+
     @Test func anUnboundIDIsNoThreadsAndTellsNumbersApart() {
         let first = ThreadID.unbound(1)
         #expect(first == ThreadID.unbound(1))
