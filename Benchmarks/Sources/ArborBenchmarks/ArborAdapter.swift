@@ -146,29 +146,15 @@ struct ArborAdapter: LibraryAdapter {
     }
 
     func requestScope() throws -> () throws -> NoteHandler {
-        let app = try Self.requestApp()
-        return {
-            let child = app.makeChild()
-            child.register(RequestInfo.self, instance: RequestInfo(id: 1))
-            child.register(CurrentUser.self, instance: CurrentUser(name: "ann"))
-            defer { child.close() }
-            return try child.resolve(NoteHandler.self)
-        }
+        RequestScopeOperation.operation(in: try RequestScopeOperation.makeApp())
     }
 
     func concurrentRequestScope() throws -> @Sendable () throws -> NoteHandler {
-        let app = try Self.requestApp()
-        return {
-            let child = app.makeChild()
-            child.register(RequestInfo.self, instance: RequestInfo(id: 1))
-            child.register(CurrentUser.self, instance: CurrentUser(name: "ann"))
-            defer { child.close() }
-            return try child.resolve(NoteHandler.self)
-        }
+        RequestScopeOperation.operation(in: try RequestScopeOperation.makeApp())
     }
 
     func requestScopePerContainer() throws -> () throws -> NoteHandler {
-        let app = try Self.requestApp()
+        let app = try RequestScopeOperation.makeApp()
         // Registered once: each child that resolves them builds its own.
         app.register(RequestInfo.self) { _ in RequestInfo(id: 1) }.inObjectScope(.perContainer)
         app.register(CurrentUser.self) { _ in CurrentUser(name: "ann") }.inObjectScope(.perContainer)
@@ -225,31 +211,6 @@ struct ArborAdapter: LibraryAdapter {
         let child = app.makeChild()
         let buffer = try child.resolve(SharedBuffer.self)
         return (buffer, { try child.resolve(BufferPanel.self) })
-    }
-
-    /// The app's container of the request model: app-wide services permanent and built, the rest graph.
-    private static func requestApp() throws -> Container {
-        let app = Container(defaultScope: .graph)
-        app.register(AppSettings.self) { _ in AppSettings() }.inObjectScope(.permanent)
-        app.register(ConnectionPool.self) { _ in ConnectionPool() }.inObjectScope(.permanent)
-        app.register(Metrics.self) { _ in Metrics() }.inObjectScope(.permanent)
-        app.register(UnitOfWork.self) { r in UnitOfWork(pool: try r.resolve(), request: try r.resolve()) }
-        app.register(NoteRepository.self) { r in
-            NoteRepository(unitOfWork: try r.resolve(), settings: try r.resolve())
-        }
-        app.register(AuditLog.self) { r in
-            AuditLog(user: try r.resolve(), metrics: try r.resolve(), unitOfWork: try r.resolve())
-        }
-        app.register(NoteService.self) { r in
-            NoteService(repository: try r.resolve(), audit: try r.resolve(), user: try r.resolve())
-        }
-        app.register(NoteHandler.self) { r in
-            NoteHandler(service: try r.resolve(), request: try r.resolve(), settings: try r.resolve())
-        }
-        _ = try app.resolve(AppSettings.self)
-        _ = try app.resolve(ConnectionPool.self)
-        _ = try app.resolve(Metrics.self)
-        return app
     }
 
     private static func registerNode<Service: NumberedService>(
