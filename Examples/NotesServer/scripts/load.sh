@@ -18,6 +18,10 @@
 #   RELEASE_HOOKS=synchronous (or awaited: how the Arbor-wired Vapor server closes a request's child)
 #   BY_THREAD=0 (1: after each round, each wiring's CPU time and context switches a request by kind of thread, the
 #   event loops and the concurrency runtime's pool, from /proc/PID/task; a thread that ends during a run is missed)
+#   CALIBRATE=0 (1: a third server of each framework, the hand wiring that also runs the benchmark's `request_scope`
+#   operation in every request, `--calibrate request_scope`, in the same rounds: the table adds what that operation
+#   costs inside a request on this machine, and Arbor's extra as a multiple of it. The benchmark runs it in a loop, with
+#   its code in the core's caches; a server runs it once between everything else a request runs)
 #   BASELINE= (the path of another build's NotesServer: its Arbor wiring runs as a third server of each framework, in
 #   the same rounds, and the table adds this build's requests per second and CPU a request against it; copy the
 #   binary out of .build first, since the build below replaces it)
@@ -47,14 +51,16 @@ FRAMEWORKS=${FRAMEWORKS:-hummingbird vapor}
 RELEASE_HOOKS=${RELEASE_HOOKS:-synchronous}
 BY_THREAD=${BY_THREAD:-0}
 BASELINE=${BASELINE:-}
+CALIBRATE=${CALIBRATE:-0}
 HALT_POLL=${HALT_POLL:-0}
 SERVER_CPUS=${SERVER_CPUS:-}
 CLIENT_CPUS=${CLIENT_CPUS:-}
 wirings="arbor manual"
 if [[ -n $BASELINE ]]; then
     [[ -x $BASELINE ]] || { echo "BASELINE must name a NotesServer binary: $BASELINE" >&2; exit 1; }
-    wirings="arbor manual baseline"
+    wirings="$wirings baseline"
 fi
+if [[ $CALIBRATE == 1 ]]; then wirings="$wirings calibrated"; fi
 
 package="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 for tool in wrk curl awk; do
@@ -93,7 +99,7 @@ if [[ $HALT_POLL == 1 ]]; then
     echo "== Idle cores poll for up to 1 ms before they halt (HALT_POLL=1; was: ${halt_poll_saved[*]})"
 fi
 # A server is named FRAMEWORK-WIRING (hummingbird-arbor, vapor-manual, …); FRAMEWORK-baseline is the Arbor wiring of
-# the BASELINE build.
+# the BASELINE build, FRAMEWORK-calibrated the hand wiring with `--calibrate request_scope`.
 declare -A port_of=()
 next_port=$PORT
 for framework in $FRAMEWORKS; do
@@ -116,10 +122,11 @@ LUA
 
 # start SERVER: starts the server (FRAMEWORK-WIRING) and waits until it answers.
 start() {
-    local name=$1 binary=$server wiring=${1#*-}
+    local name=$1 binary=$server wiring=${1#*-} extra=()
     if [[ $wiring == baseline ]]; then binary=$BASELINE wiring=arbor; fi
+    if [[ $wiring == calibrated ]]; then wiring=manual extra=(--calibrate request_scope); fi
     launch "$name" "${port_of[$name]}" "${server_prefix[@]}" "$binary" --framework "${name%-*}" --wiring "$wiring" \
-        --hostname 127.0.0.1 --port "${port_of[$name]}" --release-hooks "$RELEASE_HOOKS"
+        --hostname 127.0.0.1 --port "${port_of[$name]}" --release-hooks "$RELEASE_HOOKS" "${extra[@]}"
 }
 
 # measure SERVER DURATION PATH…: runs wrk against that server; prints "requests/second requests cpu-µs/request
@@ -206,6 +213,7 @@ for framework in $FRAMEWORKS; do
         : >"$work/extra-system-$framework-$workload"
         : >"$work/baseline-rates-$framework-$workload"
         : >"$work/baseline-extra-$framework-$workload"
+        : >"$work/calibrated-extra-$framework-$workload"
     done
 done
 printf '\n%-11s %-6s %-6s %12s %12s %8s %14s %15s %8s\n' framework round load "arbor req/s" "manual req/s" ratio \
@@ -240,6 +248,13 @@ for round in $(seq "$ROUNDS"); do
                     "$(tail -1 "$work/baseline-rates-$framework-$workload")×" \
                     "$(tail -1 "$work/baseline-extra-$framework-$workload")"
             fi
+            if [[ $CALIBRATE == 1 ]]; then
+                awk -v c="${cost[calibrated]}" -v m="${cost[manual]}" 'BEGIN { printf "%.1f\n", c - m }' \
+                    >>"$work/calibrated-extra-$framework-$workload"
+                printf '%-11s %-6s %-6s %12.0f %12s %8s %14s   request_scope in a request: %+.1f µs CPU\n' \
+                    "" "" "" "${rate[calibrated]}" "(calibrated)" "" "${cost[calibrated]}" \
+                    "$(tail -1 "$work/calibrated-extra-$framework-$workload")"
+            fi
             if [[ $BY_THREAD == 1 ]]; then
                 for wiring in arbor manual; do
                     echo "  $wiring, by thread:"
@@ -260,6 +275,13 @@ for framework in $FRAMEWORKS; do
             echo "median, $framework $workload: this build against BASELINE: requests/second" \
                 "$(median <"$work/baseline-rates-$framework-$workload")×, CPU per request" \
                 "$(median <"$work/baseline-extra-$framework-$workload" | awk '{ printf "%+.1f", $1 }') µs"
+        fi
+        if [[ $CALIBRATE == 1 ]]; then
+            echo "median, $framework $workload: the benchmark's request_scope in a request:" \
+                "$(median <"$work/calibrated-extra-$framework-$workload") µs CPU; Arbor's extra is" \
+                "$(awk -v a="$(median <"$work/extra-$framework-$workload")" \
+                    -v c="$(median <"$work/calibrated-extra-$framework-$workload")" \
+                    'BEGIN { if (c > 0) printf "%.2f", a / c; else printf "n/a" }')× it"
         fi
     done
 done

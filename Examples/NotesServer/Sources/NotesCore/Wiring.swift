@@ -76,18 +76,61 @@ public final class ManualServices: Sendable {
     /// The activity log.
     public let log: ActivityLog
     private let renderer = WeakShared { NoteRenderer() }
+    /// The benchmark's `request_scope` operation, on an app container of its own, when the server measures what that
+    /// operation costs inside a request (``calibrating()``); `nil` otherwise.
+    let calibration: (@Sendable () throws -> NoteHandler)?
+    private let calibrations = Atomic(0)
+
+    /// How many times these services ran the `request_scope` operation: once a request when they calibrate, or 0.
+    public var calibrationsRun: Int { calibrations.load(ordering: .relaxed) }
 
     /// Makes the services; pass your own to replace one, as a test would.
-    public init(
+    public convenience init(
         store: NoteStore = NoteStore(),
         clock: any WallClock = SystemWallClock(),
         ids: any IDGenerator = RandomIDGenerator(),
         log: ActivityLog = ActivityLog()
     ) {
+        self.init(store: store, clock: clock, ids: ids, log: log, calibration: nil)
+    }
+
+    private init(
+        store: NoteStore, clock: any WallClock, ids: any IDGenerator, log: ActivityLog,
+        calibration: (@Sendable () throws -> NoteHandler)?
+    ) {
         self.store = store
         self.clock = clock
         self.ids = ids
         self.log = log
+        self.calibration = calibration
+    }
+
+    /// The services of a hand-wired server that also runs, at the start of every request, the operation the
+    /// benchmark's `request_scope` row measures (a child container, two instances registered in it, a graph of ten
+    /// objects resolved, the child closed: `Benchmarks/Sources/ArborBenchmarks/RequestScopeModel.swift`, the same
+    /// file). `NotesServer --calibrate request_scope` serves with them, so that `scripts/load.sh` (`CALIBRATE=1`) can
+    /// measure what that operation costs inside a request on the machine at hand, beside what the Arbor wiring costs.
+    ///
+    /// ```swift
+    /// let services = try ManualServices.calibrating()
+    /// VaporNotesApplication.manual(app, services: services)
+    /// ```
+    public static func calibrating() throws -> ManualServices {
+        ManualServices(
+            store: NoteStore(), clock: SystemWallClock(), ids: RandomIDGenerator(), log: ActivityLog(),
+            calibration: RequestScopeOperation.operation(in: try RequestScopeOperation.makeApp()))
+    }
+
+    /// Runs the `request_scope` operation once, if these services calibrate.
+    func calibrate() {
+        guard let calibration else { return }
+        do {
+            let handler = try calibration()
+            precondition(handler.isWired, "the calibration's request graph is wired wrong")
+            calibrations.add(1, ordering: .relaxed)
+        } catch {
+            preconditionFailure("the calibration's request_scope operation failed: \(error)")
+        }
     }
 
     /// The renderer the requests share while any of them holds it.
@@ -114,6 +157,7 @@ public final class ManualRequestScope: NotesServices {
     public init(services: ManualServices, user: RequestUser) {
         self.services = services
         self.user = user
+        services.calibrate()
     }
 
     /// The request's unit of work, made on first use.

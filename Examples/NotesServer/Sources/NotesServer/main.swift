@@ -1,5 +1,5 @@
 // The notes server: `NotesServer [--framework hummingbird|vapor] [--wiring arbor|manual] [--hostname 127.0.0.1]
-// [--port 8080] [--release-hooks synchronous|awaited]`.
+// [--port 8080] [--release-hooks synchronous|awaited] [--calibrate request_scope]`.
 
 import Dispatch
 import Foundation
@@ -13,6 +13,8 @@ import Vapor
 let usage = """
     usage: NotesServer [--framework hummingbird|vapor] [--wiring arbor|manual] [--hostname 127.0.0.1] [--port 8080]
                        [--release-hooks synchronous|awaited]   (how Vapor's Arbor wiring closes a request's child)
+                       [--calibrate request_scope]   (the manual wiring also runs the benchmark's request_scope
+                                                      operation in every request: what load.sh's CALIBRATE=1 measures)
     """
 
 enum Framework: String, Sendable {
@@ -24,6 +26,7 @@ var wiring = Wiring.arbor
 var hostname = "127.0.0.1"
 var port = 8080
 var releaseHooks = "synchronous"
+var calibrate = false
 
 var arguments = CommandLine.arguments.dropFirst()
 while let option = arguments.popFirst() {
@@ -38,6 +41,8 @@ while let option = arguments.popFirst() {
         port = Int(value)!
     case ("--release-hooks", let value?) where ["awaited", "synchronous"].contains(value):
         releaseHooks = value
+    case ("--calibrate", "request_scope"):
+        calibrate = true
     case ("--help", _), ("-h", _):
         print(usage)
         exit(0)
@@ -47,13 +52,27 @@ while let option = arguments.popFirst() {
     }
 }
 
-print("NotesServer: \(framework.rawValue), \(wiring.rawValue) wiring, http://\(hostname):\(port)")
+if calibrate, wiring != .manual {
+    print("NotesServer: --calibrate needs --wiring manual")
+    exit(64)
+}
+print(
+    "NotesServer: \(framework.rawValue), \(wiring.rawValue) wiring\(calibrate ? " with request_scope" : ""),"
+        + " http://\(hostname):\(port)")
 
 /// Runs the server until it stops.
-func serve(_ framework: Framework, _ wiring: Wiring, hostname: String, port: Int, releaseHooks: String) async throws {
+func serve(
+    _ framework: Framework, _ wiring: Wiring, hostname: String, port: Int, releaseHooks: String, calibrate: Bool
+) async throws {
+    // The hand wiring, with the benchmark's request_scope operation in every request (`--calibrate`).
+    let calibrating = calibrate ? try ManualServices.calibrating() : nil
     switch framework {
     case .hummingbird:
         let configuration = ApplicationConfiguration(address: .hostname(hostname, port: port))
+        if let calibrating {
+            try await NotesApplication.manual(services: calibrating, configuration: configuration).runService()
+            return
+        }
         try await NotesApplication.make(wiring: wiring, configuration: configuration).runService()
     case .vapor:
         // Vapor reads its own command line: give it `serve` only, and set the address here.
@@ -62,8 +81,12 @@ func serve(_ framework: Framework, _ wiring: Wiring, hostname: String, port: Int
         app.logger.logLevel = .warning  // no line per request, as with Hummingbird
         app.http.server.configuration.hostname = hostname
         app.http.server.configuration.port = port
-        VaporNotesApplication.configure(
-            app, wiring: wiring, releaseHooks: releaseHooks == "awaited" ? .awaited : .synchronous)
+        if let calibrating {
+            VaporNotesApplication.manual(app, services: calibrating)
+        } else {
+            VaporNotesApplication.configure(
+                app, wiring: wiring, releaseHooks: releaseHooks == "awaited" ? .awaited : .synchronous)
+        }
         do {
             try await app.execute()
         } catch {
@@ -79,9 +102,10 @@ func serve(_ framework: Framework, _ wiring: Wiring, hostname: String, port: Int
 // profile it, which it cannot do with the runtime's main-thread loop.
 let stopped = DispatchSemaphore(value: 0)
 let failure = Mutex<(any Error)?>(nil)
-Task.detached { [framework, wiring, hostname, port, releaseHooks] in
+Task.detached { [framework, wiring, hostname, port, releaseHooks, calibrate] in
     do {
-        try await serve(framework, wiring, hostname: hostname, port: port, releaseHooks: releaseHooks)
+        try await serve(
+            framework, wiring, hostname: hostname, port: port, releaseHooks: releaseHooks, calibrate: calibrate)
     } catch {
         failure.withLock { $0 = error }
     }

@@ -72,8 +72,9 @@ struct TestServer: Sendable {
     /// The units of work the Arbor-wired server ended, recorded by a release hook.
     let releases = ReleaseRecorder()
 
-    /// A server; an Arbor-wired one serves from a child of `app` that records its units of work's releases.
-    init(_ setup: Setup, app: Container = NotesAssembly.makeContainer()) throws {
+    /// A server; an Arbor-wired one serves from a child of `app` that records its units of work's releases. A
+    /// hand-wired one that `calibrates` also runs the benchmark's `request_scope` operation in every request.
+    init(_ setup: Setup, app: Container = NotesAssembly.makeContainer(), calibrates: Bool = false) throws {
         self.setup = setup
         switch setup.wiring {
         case .arbor:
@@ -86,7 +87,7 @@ struct TestServer: Sendable {
             log = try root.resolve(ActivityLog.self)
             store = try root.resolve(NoteStore.self)
         case .manual:
-            let services = ManualServices()
+            let services = calibrates ? try ManualServices.calibrating() : ManualServices()
             self.root = nil
             self.services = services
             log = services.log

@@ -1,0 +1,1 @@
+../../../../Benchmarks/Sources/ArborBenchmarks/RequestScopeModel.swift
