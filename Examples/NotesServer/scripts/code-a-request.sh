@@ -17,6 +17,8 @@
 #
 # Settings, from the environment:
 #   REQUESTS=300  WARMUP=300  PORT=8101  FRAMEWORKS="hummingbird vapor"  WIRINGS="arbor manual"
+#   (add `calibrated` to WIRINGS for the hand wiring with `--calibrate request_scope`: a request that also runs the
+#   benchmark's request_scope operation, as `load.sh`'s CALIBRATE=1 measures it)
 #   RELEASE_HOOKS=synchronous  FUNCTIONS=15 (how many of Arbor's functions to list; 0 for none)
 #   BINARY= (another build's NotesServer to count instead of building this one)
 #   LAUNCH_WAIT=300 (seconds a server may take to start under valgrind)
@@ -79,14 +81,16 @@ misses() {
 
 cache_rows=()
 echo
-printf '%-12s %-7s %14s %18s %18s %18s\n' framework wiring instructions "lines, all code" "lines of Arbor's" \
+printf '%-12s %-10s %14s %18s %18s %18s\n' framework wiring instructions "lines, all code" "lines of Arbor's" \
     "places that call"
 for framework in $FRAMEWORKS; do
     for wiring in $WIRINGS; do
         out="$work/$framework-$wiring.callgrind"
+        wiring_options=(--wiring "$wiring")
+        if [[ $wiring == calibrated ]]; then wiring_options=(--wiring manual --calibrate request_scope); fi
         launch "$framework-$wiring" "$PORT" valgrind --tool=callgrind --dump-instr=yes "${simulation[@]}" \
             --callgrind-out-file="$out" \
-            "$work/NotesServer" --framework "$framework" --wiring "$wiring" --hostname 127.0.0.1 --port "$PORT" \
+            "$work/NotesServer" --framework "$framework" "${wiring_options[@]}" --hostname 127.0.0.1 --port "$PORT" \
             --release-hooks "$RELEASE_HOOKS"
         id=$(seed "$PORT")
         send "$PORT" "/notes/$id" "$WARMUP"
@@ -105,11 +109,11 @@ for framework in $FRAMEWORKS; do
         awk -v operations="$REQUESTS" -v functions=1 -f "$footprint" "$out.1" >"$work/lines"
         read -r _ arbor_lines <"$work/lines"
         read -r call_places _ < <(awk -v operations="$REQUESTS" -v calls=1 -f "$footprint" "$out.1")
-        printf '%-12s %-7s %14d %18d %18d %18d\n' "$framework" "$wiring" "$instructions" "$all_lines" "$arbor_lines" \
+        printf '%-12s %-10s %14d %18d %18d %18d\n' "$framework" "$wiring" "$instructions" "$all_lines" "$arbor_lines" \
             "$call_places"
         if [[ $CACHE == 1 ]]; then
             read -r code data arbor_code arbor_data < <(misses "$out.1" "$out.2")
-            cache_rows+=("$(printf '%-12s %-7s %12d %12d %14d %14d' "$framework" "$wiring" "$code" "$data" \
+            cache_rows+=("$(printf '%-12s %-10s %12d %12d %14d %14d' "$framework" "$wiring" "$code" "$data" \
                 "$arbor_code" "$arbor_data")")
         fi
         if [[ $wiring == arbor && $FUNCTIONS -gt 0 ]]; then
@@ -124,6 +128,6 @@ done
 if [[ $CACHE == 1 ]]; then
     echo
     echo "Simulated cache misses a request ($CACHE_OPTIONS):"
-    printf '%-12s %-7s %12s %12s %14s %14s\n' framework wiring "code, all" "data, all" "code, Arbor's" "data, Arbor's"
+    printf '%-12s %-10s %12s %12s %14s %14s\n' framework wiring "code, all" "data, all" "code, Arbor's" "data, Arbor's"
     printf '%s\n' "${cache_rows[@]}"
 fi
