@@ -33,14 +33,15 @@ public enum NotesApplication {
         Application(router: ManualWiring.makeRouter(services: services), configuration: configuration)
     }
 
-    /// The server, wired as `wiring` says.
+    /// The server, wired as `wiring` says; wired by hand, it uses `services`.
     public static func make(
         wiring: Wiring,
+        services: ManualServices = ManualServices(),
         configuration: ApplicationConfiguration = ApplicationConfiguration()
     ) -> any ApplicationProtocol {
         switch wiring {
         case .arbor: arbor(configuration: configuration)
-        case .manual: manual(configuration: configuration)
+        case .manual: manual(services: services, configuration: configuration)
         }
     }
 }

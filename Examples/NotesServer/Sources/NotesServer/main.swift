@@ -64,16 +64,12 @@ print(
 func serve(
     _ framework: Framework, _ wiring: Wiring, hostname: String, port: Int, releaseHooks: String, calibrate: Bool
 ) async throws {
-    // The hand wiring, with the benchmark's request_scope operation in every request (`--calibrate`).
-    let calibrating = calibrate ? try ManualServices.calibrating() : nil
+    // With `--calibrate`, the hand wiring runs the benchmark's request_scope operation in every request.
+    let services = calibrate ? try ManualServices.calibrating() : ManualServices()
     switch framework {
     case .hummingbird:
         let configuration = ApplicationConfiguration(address: .hostname(hostname, port: port))
-        if let calibrating {
-            try await NotesApplication.manual(services: calibrating, configuration: configuration).runService()
-            return
-        }
-        try await NotesApplication.make(wiring: wiring, configuration: configuration).runService()
+        try await NotesApplication.make(wiring: wiring, services: services, configuration: configuration).runService()
     case .vapor:
         // Vapor reads its own command line: give it `serve` only, and set the address here.
         let app = try await Vapor.Application.make(
@@ -81,12 +77,8 @@ func serve(
         app.logger.logLevel = .warning  // no line per request, as with Hummingbird
         app.http.server.configuration.hostname = hostname
         app.http.server.configuration.port = port
-        if let calibrating {
-            VaporNotesApplication.manual(app, services: calibrating)
-        } else {
-            VaporNotesApplication.configure(
-                app, wiring: wiring, releaseHooks: releaseHooks == "awaited" ? .awaited : .synchronous)
-        }
+        VaporNotesApplication.configure(
+            app, wiring: wiring, releaseHooks: releaseHooks == "awaited" ? .awaited : .synchronous, services: services)
         do {
             try await app.execute()
         } catch {

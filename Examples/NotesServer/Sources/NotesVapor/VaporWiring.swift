@@ -32,13 +32,15 @@ public enum VaporNotesApplication {
         VaporNotesAPI.addRoutes(to: app) { request in try ManualScopeMiddleware.scope(of: request) }
     }
 
-    /// Wires `app` as `wiring` says; an Arbor-wired app closes its requests' children as `releaseHooks` says.
+    /// Wires `app` as `wiring` says; an Arbor-wired app closes its requests' children as `releaseHooks` says, and a
+    /// hand-wired one uses `services`.
     public static func configure(
-        _ app: Application, wiring: Wiring, releaseHooks: RequestContainerMiddleware.ReleaseHooks = .synchronous
+        _ app: Application, wiring: Wiring, releaseHooks: RequestContainerMiddleware.ReleaseHooks = .synchronous,
+        services: ManualServices = ManualServices()
     ) {
         switch wiring {
         case .arbor: arbor(app, releaseHooks: releaseHooks)
-        case .manual: manual(app)
+        case .manual: manual(app, services: services)
         }
     }
 }
