@@ -99,7 +99,7 @@ let package = Package(
         .testTarget(
             name: "ArborHummingbirdTests",
             dependencies: [
-                "ArborHummingbird", "Arbor", "ArborTesting",
+                "ArborHummingbird", "Arbor", "ArborTesting", "ArborTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Hummingbird"])),
                 .product(
                     name: "HummingbirdTesting", package: "hummingbird", condition: .when(traits: ["Hummingbird"])),
@@ -114,7 +114,7 @@ let package = Package(
         .testTarget(
             name: "ArborVaporTests",
             dependencies: [
-                "ArborVapor", "Arbor", "ArborTesting",
+                "ArborVapor", "Arbor", "ArborTesting", "ArborTestSupport",
                 .product(name: "Vapor", package: "vapor", condition: .when(traits: ["Vapor"])),
                 .product(name: "VaporTesting", package: "vapor", condition: .when(traits: ["Vapor"])),
             ]

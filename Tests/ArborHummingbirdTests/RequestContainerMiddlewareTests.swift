@@ -1,6 +1,7 @@
 #if Hummingbird
 import Arbor
 import ArborHummingbird
+import ArborTestSupport
 import ArborTesting
 import Hummingbird
 import HummingbirdTesting
@@ -90,6 +91,23 @@ struct ReplaceBodyMiddleware<Context: RequestContext>: RouterMiddleware {
 }
 
 @Suite struct RequestContainerMiddlewareTests {
+    /// A router with the middleware and one route, `path`, that keeps its request's container in `box`, resolves a
+    /// `Probe` from it, and answers with a body that `write` writes.
+    func streamingRouter(
+        _ path: RouterPath, events: Events, keepingIn box: ContainerBox,
+        write: @escaping @Sendable (inout any ResponseBodyWriter, Container) async throws -> Void
+    ) -> Router<TestContext> {
+        let router = Router(context: TestContext.self)
+        router.add(middleware: RequestContainerMiddleware(root: makeRoot(events)))
+        router.get(path) { _, context in
+            let container = try context.container
+            box.keep(container)
+            _ = try container.resolve(Probe.self)
+            return Response(status: .ok, body: ResponseBody { writer in try await write(&writer, container) })
+        }
+        return router
+    }
+
     func makeRoot(_ events: Events) -> Container {
         let root = Container()
         root.register(Probe.self) { _ in
@@ -190,22 +208,38 @@ struct ReplaceBodyMiddleware<Context: RequestContext>: RouterMiddleware {
         #expect(box.kept?.isClosed == true)
     }
 
+    /// A client that goes away in the middle of a streamed body: the body's next write fails, and the container is
+    /// closed, its release hooks run, though the body never finished.
+    @Test func aClientThatLeavesMidBodyGetsItsContainerClosed() async throws {
+        let events = Events()
+        let box = ContainerBox()
+        let router = streamingRouter("/endless", events: events, keepingIn: box) { writer, container in
+            try await writer.write(ByteBuffer(string: "first\n"))
+            events.record("wrote first")
+            do {
+                // Chunks until a write fails, which it does once the client has gone (its socket reset).
+                while true { try await writer.write(ByteBuffer(repeating: UInt8(ascii: "x"), count: 16_384)) }
+            } catch {
+                events.record("a write failed, closed: \(container.isClosed)")
+                throw error
+            }
+        }
+        try await Application(router: router).test(.live) { client in
+            let port = try #require(client.port)
+            #expect(await LeavingClient.get("/endless", port: port, leavingAfter: "first\n"))
+            #expect(await events.releases.wait(for: 1))
+        }
+        #expect(events.all == ["made", "wrote first", "a write failed, closed: false", "released"])
+        #expect(box.kept?.isClosed == true)
+    }
+
     @Test func aBodyThatFailsToWriteClosesTheContainer() async throws {
         let events = Events()
         let box = ContainerBox()
-        let router = Router(context: TestContext.self)
-        router.add(middleware: RequestContainerMiddleware(root: makeRoot(events)))
-        router.get("/broken") { _, context in
-            let container = try context.container
-            box.keep(container)
-            _ = try container.resolve(Probe.self)
-            return Response(
-                status: .ok,
-                body: ResponseBody { writer in
-                    try await writer.write(ByteBuffer(string: "half"))
-                    events.record("wrote half")
-                    throw BodyFailed()
-                })
+        let router = streamingRouter("/broken", events: events, keepingIn: box) { writer, _ in
+            try await writer.write(ByteBuffer(string: "half"))
+            events.record("wrote half")
+            throw BodyFailed()
         }
         try await Application(router: router).test(.router) { client in
             await #expect(throws: BodyFailed.self) { try await client.execute(uri: "/broken", method: .get) }

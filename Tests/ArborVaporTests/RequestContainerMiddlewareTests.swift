@@ -1,5 +1,6 @@
 #if Vapor
 import Arbor
+import ArborTestSupport
 import ArborTesting
 import ArborVapor
 import Synchronization
@@ -143,6 +144,59 @@ actor Rendezvous {
                 probes.events.all == [
                     "made", "chunk 1, closed: false", "chunk 2, closed: false", "chunk 3, closed: false", "released",
                 ])
+        }
+    }
+
+    /// A client that goes away in the middle of a streamed body: the body's next write fails, and the child is
+    /// closed, its release hooks run, though the body was never finished.
+    @Test(
+        arguments: [StreamKind.asyncStream, .managedAsyncStream],
+        [RequestContainerMiddleware.ReleaseHooks.awaited, .synchronous])
+    func aClientThatLeavesMidBodyGetsItsChildClosed(
+        kind: StreamKind, releaseHooks: RequestContainerMiddleware.ReleaseHooks
+    ) async throws {
+        let probes = Probes()
+        let kept = Mutex<Container?>(nil)
+        try await probes.withApp(releaseHooks: releaseHooks) { app in
+            app.get("endless") { request -> Response in
+                let container = try request.container
+                kept.withLock { $0 = container }
+                _ = try container.resolve(Probe.self)
+                // Chunks until a write fails, which it does once the client has gone (its socket reset).
+                @Sendable func writeUntilItFails(_ write: (ByteBuffer) async throws -> Void) async throws {
+                    try await write(ByteBuffer(string: "first\n"))
+                    probes.events.record("wrote first")
+                    do {
+                        while true { try await write(ByteBuffer(repeating: UInt8(ascii: "x"), count: 16_384)) }
+                    } catch {
+                        probes.events.record("a write failed, closed: \(container.isClosed)")
+                        throw error
+                    }
+                }
+                switch kind {
+                case .asyncStream:
+                    return Response(
+                        body: .init(asyncStream: { writer in
+                            do {
+                                try await writeUntilItFails { try await writer.write(.buffer($0)) }
+                            } catch {
+                                try await writer.write(.error(error))  // how Vapor asks such a stream to end
+                            }
+                        }))
+                default:
+                    return Response(
+                        body: .init(managedAsyncStream: { writer in
+                            try await writeUntilItFails { try await writer.write(.buffer($0)) }
+                        }))
+                }
+            }
+            try await app.server.start(address: .hostname("127.0.0.1", port: 0))
+            let port = try #require(app.http.server.shared.localAddress?.port)
+            #expect(await LeavingClient.get("/endless", port: port, leavingAfter: "first\n"))
+            #expect(await probes.releases.wait(for: 1))
+            #expect(probes.events.all == ["made", "wrote first", "a write failed, closed: false", "released"])
+            #expect(kept.withLock { $0?.isClosed } == true)
+            await app.server.shutdown()
         }
     }
 
