@@ -14,6 +14,9 @@ final class Probe: Sendable {}
 /// A permanent service of the root, released at shutdown.
 final class Pool: Sendable {}
 
+/// A per-container service made after a `Probe`, with an `async` release hook.
+final class Journal: Sendable {}
+
 /// What happened, in order, from any task.
 final class Events: Sendable {
     private let events = Mutex<[String]>([])
@@ -42,6 +45,17 @@ struct Probes: Sendable {
         .onRelease { _ in events.record("released") }
         .recordingReleases(in: releases)
         root.register(Pool.self) { _ in Pool() }.inObjectScope(.permanent).recordingReleases(in: releases)
+    }
+
+    /// Registers a per-container `Journal` in `root`, made after a `Probe` (so released before it), with an `async`
+    /// release hook.
+    func registerJournal(onRelease hook: @escaping @Sendable (Journal) async -> Void) {
+        root.register(Journal.self) { r in
+            _ = try r.resolve(Probe.self)
+            return Journal()
+        }
+        .inObjectScope(.perContainer)
+        .onRelease(hook)
     }
 
     /// Runs `test` with a Vapor test app that gives each request a child of `root`, and shuts it down after.
@@ -229,6 +243,49 @@ actor Rendezvous {
                 #expect(response.status == .conflict)
                 #expect(response.body.string.contains("Taken."))
                 #expect(probes.events.all == ["made", "released"])  // already: no waiting
+            }
+        }
+    }
+
+    /// A request's `async` release hooks run after its response, one after the other, newest instance first; the
+    /// app's async shutdown waits for them, then closes the root.
+    @Test func asyncReleaseHooksRunNewestFirstAndShutdownWaitsForThem() async throws {
+        let probes = Probes()
+        probes.registerJournal { _ in
+            // Long enough for a shutdown that did not wait to close the root first.
+            try? await Task.sleep(nanoseconds: 50_000_000)
+            probes.events.record("journal released")
+        }
+        _ = try await probes.root.resolve(Pool.self)
+        try await probes.withApp { app in
+            app.get("journal") { request -> String in
+                _ = try request.container.resolve(Journal.self)
+                return "ok"
+            }
+            try await app.testing().test(.GET, "journal") { response in
+                #expect(response.status == .ok)
+            }
+        }
+        #expect(probes.events.all == ["made", "journal released", "released"])
+        #expect(probes.releases.released == ["Probe", "Pool"])
+    }
+
+    /// A handler that throws: the child's release hooks, the `async` ones too, have run before the error becomes a
+    /// response.
+    @Test func aFailingHandlersAsyncReleaseHooksHaveRunBeforeItsResponse() async throws {
+        let probes = Probes()
+        probes.registerJournal { _ in
+            await Task.yield()
+            probes.events.record("journal released")
+        }
+        try await probes.withApp { app in
+            app.get("fail") { request -> String in
+                _ = try request.container.resolve(Journal.self)
+                throw Abort(.conflict, reason: "Taken.")
+            }
+            try await app.testing().test(.GET, "fail") { response in
+                #expect(response.status == .conflict)
+                #expect(probes.events.all == ["made", "journal released", "released"])  // already: no waiting
             }
         }
     }
