@@ -6,7 +6,6 @@ import ArborTesting
 import Hummingbird
 import HummingbirdTesting
 import Logging
-import Synchronization
 import Testing
 
 /// The smallest context that carries a request container.
@@ -24,8 +23,8 @@ final class Probe: Sendable {}
 
 /// Holds the container a route saw, for the test to look at after the request.
 final class ContainerBox: Sendable {
-    private let strong = Mutex<Container?>(nil)
-    private let weakly = Mutex(WeakContainer())
+    private let strong = Locked<Container?>(nil)
+    private let weakly = Locked(WeakContainer())
 
     private struct WeakContainer {
         weak var container: Container?
@@ -41,7 +40,7 @@ struct BodyFailed: Error {}
 
 /// What happened, in order, from any task; a release also goes to `releases`, which a test can wait for.
 final class Events: Sendable {
-    private let events = Mutex<[String]>([])
+    private let events = Locked<[String]>([])
     let releases = ReleaseRecorder()
 
     func record(_ event: String) {
@@ -53,7 +52,7 @@ final class Events: Sendable {
 
 /// Keeps the messages logged at level `error` or above, from any task.
 final class ErrorLog: Sendable {
-    private let messages = Mutex<[String]>([])
+    private let messages = Locked<[String]>([])
 
     var all: [String] { messages.withLock { $0 } }
 

@@ -3,7 +3,6 @@ import Arbor
 import ArborTestSupport
 import ArborTesting
 import ArborVapor
-import Synchronization
 import Testing
 import Vapor
 import VaporTesting
@@ -19,7 +18,7 @@ final class Journal: Sendable {}
 
 /// What happened, in order, from any task.
 final class Events: Sendable {
-    private let events = Mutex<[String]>([])
+    private let events = Locked<[String]>([])
 
     func record(_ event: String) {
         events.withLock { $0.append(event) }
@@ -170,7 +169,7 @@ actor Rendezvous {
         kind: StreamKind, releaseHooks: RequestContainerMiddleware.ReleaseHooks
     ) async throws {
         let probes = Probes()
-        let kept = Mutex<Container?>(nil)
+        let kept = Locked<Container?>(nil)
         try await probes.withApp(releaseHooks: releaseHooks) { app in
             app.get("endless") { request -> Response in
                 let container = try request.container
@@ -357,7 +356,7 @@ actor Rendezvous {
     /// The hook registers the request's own values; when it throws, the request gets the error, and the child it
     /// was given is closed.
     @Test func theHookRegistersTheRequestsValues() async throws {
-        let children = Mutex<[Container]>([])
+        let children = Locked<[Container]>([])
         try await withApp { app in
             app.useRequestContainers(root: Container()) { request, child in
                 children.withLock { $0.append(child) }
@@ -383,7 +382,7 @@ actor Rendezvous {
     /// A middleware after the containers' rejects the request before the handler reads its container: no child
     /// is made.
     @Test func aRejectedRequestGetsNoChild() async throws {
-        let made = Mutex(0)
+        let made = Locked(0)
         try await withApp { app in
             app.useRequestContainers(root: Container()) { _, _ in made.withLock { $0 += 1 } }
             let guarded = app.grouped(RequireUser())
@@ -437,7 +436,7 @@ actor Rendezvous {
     /// Threads of one request that read `request.container` while the hook fills it wait for the hook, and all get
     /// the one child it filled: the hook runs once.
     @Test func threadsThatReadTheContainerWhileTheHookRunsWaitForIt() async throws {
-        let hooks = Mutex(0)
+        let hooks = Locked(0)
         try await VaporTesting.withApp { app in
             app.useRequestContainers(root: Container()) { _, child in
                 hooks.withLock { $0 += 1 }
@@ -446,14 +445,15 @@ actor Rendezvous {
                 child.register(String.self, instance: "filled")
             }
             app.get("me") { request -> String in
-                let reads = ConcurrentReads()
+                let children = Locked<[ObjectIdentifier]>([])
+                let values = Locked<[String]>([])
                 DispatchQueue.concurrentPerform(iterations: 4) { _ in
                     guard let child = try? request.container else { return }
-                    reads.children.withLock { $0.append(ObjectIdentifier(child)) }
-                    if let value = try? child.resolve(String.self) { reads.values.withLock { $0.append(value) } }
+                    children.withLock { $0.append(ObjectIdentifier(child)) }
+                    if let value = try? child.resolve(String.self) { values.withLock { $0.append(value) } }
                 }
-                let children = reads.children.withLock { $0 }
-                return "\(children.count) \(Set(children).count) \(reads.values.withLock { $0 }.joined(separator: ","))"
+                let distinct = Set(children.withLock { $0 }).count
+                return "\(children.withLock { $0.count }) \(distinct) \(values.withLock { $0 }.joined(separator: ","))"
             }
             try await app.testing().test(.GET, "me") { response in
                 #expect(response.status == .ok)
@@ -468,7 +468,7 @@ actor Rendezvous {
     /// app's shutdown closes the root.
     @Test func aRouteGroupWithItsOwnMiddleware() async throws {
         let root = Container()
-        let children = Mutex<[Container]>([])
+        let children = Locked<[Container]>([])
         try await VaporTesting.withApp { app in
             let containers = RequestContainerMiddleware(root: root) { request, child in
                 children.withLock { $0.append(child) }
@@ -513,7 +513,7 @@ actor Rendezvous {
         async throws
     {
         let probes = Probes()
-        let children = Mutex<[String: Container]>([:])
+        let children = Locked<[String: Container]>([:])
         try await VaporTesting.withApp { app in
             app.useRequestContainers(root: probes.root, releaseHooks: releaseHooks) { request, child in
                 children.withLock { $0["app"] = child }
@@ -565,7 +565,7 @@ actor Rendezvous {
     /// A group's middleware whose root is not an ancestor of the app's child answers 500 with what to do, and the
     /// app's child is closed.
     @Test func aGroupsMiddlewareWithAnUnrelatedRootAnswers500WithWhatToDo() async throws {
-        let children = Mutex<[Container]>([])
+        let children = Locked<[Container]>([])
         try await VaporTesting.withApp { app in
             app.useRequestContainers(root: Container()) { _, child in children.withLock { $0.append(child) } }
             let admin = app.grouped(RequestContainerMiddleware(root: Container()))
@@ -603,13 +603,5 @@ struct RequireUser: AsyncMiddleware {
         guard request.headers.first(name: "X-User") != nil else { throw Abort(.unauthorized) }
         return try await next.respond(to: request)
     }
-}
-
-/// What the threads of `threadsThatReadTheContainerWhileTheHookRunsWaitForIt` read. In an object: ThreadSanitizer
-/// takes a `Mutex` kept on the stack and used by `concurrentPerform`'s threads for a variable they all modify, and
-/// reports a Swift access race although the lock orders them.
-private final class ConcurrentReads: Sendable {
-    let children = Mutex<[ObjectIdentifier]>([])
-    let values = Mutex<[String]>([])
 }
 #endif
