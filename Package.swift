@@ -109,6 +109,11 @@ let package = Package(
                 .product(
                     name: "InMemoryTracing", package: "swift-distributed-tracing",
                     condition: .when(traits: ["Tracing"])),
+                // With the trait ServiceLifecycle too, the article's servers with a `ContainerService` are compiled.
+                .target(name: "ArborServiceLifecycle", condition: .when(traits: ["ServiceLifecycle"])),
+                .product(
+                    name: "ServiceLifecycle", package: "swift-service-lifecycle",
+                    condition: .when(traits: ["ServiceLifecycle"])),
             ]
         ),
         .testTarget(

@@ -3,7 +3,8 @@ import Foundation
 /// The fenced code blocks of a Markdown document in the repository, and the copies of its Swift blocks in a test
 /// file: between a line `// <marker>: <title of the block's section>` and a line `// <marker> end`. A test compiles
 /// and runs the copies, and checks that they and the document agree, whitespace apart. A block that needs a package
-/// trait (an integration) is copied into a test of that integration instead, named in `alsoIn`.
+/// trait (an integration) is copied into a test of that integration instead, named in `alsoIn`. A block's `import`
+/// lines are not copied, since a copy may sit inside a function: a test file must import each of them.
 struct DocumentSnippets: Sendable {
     struct Block {
         let section: String
@@ -51,8 +52,7 @@ struct DocumentSnippets: Sendable {
 
     /// The regions of the test file between `// <marker>: <section>` and `// <marker> end`, by section, in order.
     func copies() throws -> [String: [[String]]] {
-        var text = try String(contentsOf: testFile, encoding: .utf8)
-        for other in otherTestFiles { text += "\n" + (try String(contentsOf: other, encoding: .utf8)) }
+        let text = try testFilesText()
         let start = "// \(marker): "
         var copies: [String: [[String]]] = [:]
         var open: (section: String, lines: [String])?
@@ -77,9 +77,20 @@ struct DocumentSnippets: Sendable {
     func mismatches() throws -> [String] {
         let inDocument = try blocks().filter { $0.language == "swift" }
         guard !inDocument.isEmpty else { return ["\(document.lastPathComponent) has no Swift block"] }
-        let shown = Dictionary(grouping: inDocument, by: \.section).mapValues { $0.map { Self.normalized($0.lines) } }
+        let shown = Dictionary(grouping: inDocument, by: \.section).mapValues { blocks in
+            blocks.map { Self.normalized($0.lines.filter { !Self.isImport($0) }) }
+        }
         let copies = try copies()
         var problems: [String] = []
+        let imported = Set(try testFilesText().split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) })
+        for block in inDocument {
+            for line in block.lines where Self.isImport(line) {
+                let module = line.trimmingCharacters(in: .whitespaces)
+                if !imported.contains(module) {
+                    problems.append("\(fileNames) must have `\(module)`, as \"\(block.section)\" does.")
+                }
+            }
+        }
         for (section, blocks) in shown.sorted(by: { $0.key < $1.key }) where copies[section] != blocks {
             problems.append(
                 """
@@ -95,9 +106,22 @@ struct DocumentSnippets: Sendable {
         return problems
     }
 
-    /// The test file, or "A or B" with the others.
+    /// The text of the test file, then of the others.
+    private func testFilesText() throws -> String {
+        var text = try String(contentsOf: testFile, encoding: .utf8)
+        for other in otherTestFiles { text += "\n" + (try String(contentsOf: other, encoding: .utf8)) }
+        return text
+    }
+
+    /// Whether `line` imports a module.
+    private static func isImport(_ line: String) -> Bool {
+        line.trimmingCharacters(in: .whitespaces).hasPrefix("import ")
+    }
+
+    /// The test file, or "A or B" with the others, each as `Tests/<target>/<file>`.
     private var fileNames: String {
-        ([testFile] + otherTestFiles).map(\.lastPathComponent).joined(separator: " or ")
+        ([testFile] + otherTestFiles).map { $0.pathComponents.suffix(3).joined(separator: "/") }
+            .joined(separator: " or ")
     }
 
     /// Lines without leading or trailing whitespace, runs of blanks inside them shortened to one, and no empty lines.
