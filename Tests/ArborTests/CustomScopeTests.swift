@@ -156,31 +156,3 @@ private final class Checkout {
         #expect(container.makeChild().defaultScope == .userSession)
     }
 }
-
-// MARK: - Usage example
-
-/// The usage shown in the documentation ("Scopes of your own"), compiled and run.
-private enum ReadmeScopes {
-    final class Cart {}
-
-    @Suite struct Example {
-        @Test func readme() throws {
-            let container = Container()
-            // Example begin
-            container.register(Cart.self) { _ in Cart() }.inObjectScope(.session)
-
-            let cart = try container.resolve(Cart.self)  // shared like .permanent…
-            container.resetObjectScope(.session)  // …until the user logs out
-            let next = try container.resolve(Cart.self)  // a new one
-            // Example end
-            #expect(cart !== next)
-            #expect(try container.resolve(Cart.self) === next)
-        }
-    }
-}
-
-// Example begin
-extension ObjectScope {
-    fileprivate static let session = ObjectScope(name: "session", retention: .strong)
-}
-// Example end

@@ -56,7 +56,7 @@ private struct ValuePair {
 }
 
 extension ObjectScope {
-    fileprivate static let session = ObjectScope(name: "session", retention: .strong)
+    fileprivate static let testSession = ObjectScope(name: "session", retention: .strong)
 }
 
 @Suite struct ObjectScopeTests {
@@ -540,7 +540,7 @@ extension ObjectScope {
     @Test func customStrongScopeIsSharedUntilReset() throws {
         let c = Container()
         let child = c.makeChild()
-        c.register(Service.self, name: "session") { _ in Service("session") }.inObjectScope(.session)
+        c.register(Service.self, name: "session") { _ in Service("session") }.inObjectScope(.testSession)
         c.register(Service.self, name: "permanent") { _ in Service("permanent") }.inObjectScope(.permanent)
 
         let session = try c.resolve(Service.self, name: "session")
@@ -548,7 +548,7 @@ extension ObjectScope {
         #expect(try c.resolve(Service.self, name: "session") === session)
         #expect(try child.resolve(Service.self, name: "session") === session)
 
-        c.resetObjectScope(.session)
+        c.resetObjectScope(.testSession)
 
         let nextSession = try c.resolve(Service.self, name: "session")
         #expect(nextSession !== session)
@@ -563,7 +563,7 @@ extension ObjectScope {
 
     @Test func customScopeIdentityAndDescription() {
         let session = ObjectScope(name: "session", retention: .strong)
-        #expect(session == .session)
+        #expect(session == .testSession)
         #expect(session != ObjectScope(name: "session", retention: .weak))
         #expect(session != .permanent)
         #expect(session.name == "session")

@@ -4,8 +4,9 @@ import Foundation
 /// file: between a line `// <marker>: <title of the block's section>` and a line `// <marker> end`. A test compiles
 /// and runs the copies, and checks that they and the document agree, whitespace apart. A block that needs a package
 /// trait (an integration) is copied into a test of that integration instead, named in `alsoIn`. A block's `import`
-/// lines are not copied, since a copy may sit inside a function: a test file must import each of them. A package
-/// manifest (a block that starts with `// swift-tools-version`) is not Swift a test can compile, and is not copied.
+/// lines are not copied, since a copy may sit inside a function: a test file must import each of them. Two kinds of
+/// block are not copied, as no test here can compile them: a package manifest (a block that starts with
+/// `// swift-tools-version`), and another library's code shown for comparison (one that starts with `// Swinject`).
 struct DocumentSnippets: Sendable {
     struct Block {
         let section: String
@@ -13,9 +14,13 @@ struct DocumentSnippets: Sendable {
         let lines: [String]
 
         /// Whether the block is a package manifest.
-        var isManifest: Bool {
-            lines.first { !$0.trimmingCharacters(in: .whitespaces).isEmpty }?.hasPrefix("// swift-tools-version")
-                ?? false
+        var isManifest: Bool { firstLine.hasPrefix("// swift-tools-version") }
+
+        /// Whether the block is Swinject's code, shown beside Arbor's.
+        var isSwinject: Bool { firstLine == "// Swinject" }
+
+        private var firstLine: String {
+            lines.lazy.map { $0.trimmingCharacters(in: .whitespaces) }.first { !$0.isEmpty } ?? ""
         }
     }
 
@@ -82,7 +87,7 @@ struct DocumentSnippets: Sendable {
     /// The problems with the copies: a Swift block of the document without an identical copy, or a copy whose section
     /// has no Swift block any more. Empty when they agree.
     func mismatches() throws -> [String] {
-        let inDocument = try blocks().filter { $0.language == "swift" && !$0.isManifest }
+        let inDocument = try blocks().filter { $0.language == "swift" && !$0.isManifest && !$0.isSwinject }
         guard !inDocument.isEmpty else { return ["\(document.lastPathComponent) has no Swift block"] }
         let shown = Dictionary(grouping: inDocument, by: \.section).mapValues { blocks in
             blocks.map { Self.normalized($0.lines.filter { !Self.isImport($0) }) }
