@@ -76,6 +76,7 @@ public enum ArborTesting {
     /// @Test(.childContainer(of: AppContainer.shared))
     /// func checkout() throws {
     ///     let cart = try ArborTesting.container.resolve(Cart.self)
+    ///     #expect(cart.items.isEmpty)
     /// }
     /// ```
     ///
@@ -144,7 +145,7 @@ public enum ArborTesting {
     /// let (title, report) = try ArborTesting.leakCheck(in: app) { test in
     ///     try test.resolve(FeedScreen.self).title
     /// }
-    /// print(report.isClean ? "no leaks" : "\(report)")
+    /// print(report.isClean ? "\(title): no leaks" : "\(report)")
     /// ```
     ///
     /// This is what the framework assertions build on; use it to inspect the report yourself. The body's

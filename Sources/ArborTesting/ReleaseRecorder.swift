@@ -11,7 +11,7 @@ import Foundation
 ///     .inObjectScope(.perContainer)
 ///     .recordingReleases(in: releases, as: "unit of work")
 ///
-/// let response = try await client.get("/notes")             // a request that resolves a UnitOfWork
+/// _ = try await client.get("/notes")                        // a request that resolves a UnitOfWork
 /// #expect(await releases.wait(for: 1))                       // its container was closed, its hook ran
 /// #expect(releases.released == ["unit of work"])
 /// ```

@@ -96,7 +96,7 @@ public struct ObjectScope: Hashable, Sendable, CustomStringConvertible {
     ///
     /// let request = app.makeChild()
     /// let work = try request.resolve(UnitOfWork.self)      // this request's own
-    /// try request.resolve(NotesController.self)            // shares `work`
+    /// _ = try request.resolve(NotesController.self)        // shares `work`
     /// request.close()                                      // rolls it back if still open
     /// ```
     ///

@@ -84,9 +84,9 @@ public final class Lazy<Service>: @unchecked Sendable {
     ///
     /// ```swift
     /// let lazy = try container.resolve(Lazy<Engine>.self)
-    /// lazy.isResolved        // false
+    /// print(lazy.isResolved)  // false
     /// _ = try lazy.instance
-    /// lazy.isResolved        // true
+    /// print(lazy.isResolved)  // true
     /// ```
     public var isResolved: Bool {
         state.withLock { state in
