@@ -2,6 +2,7 @@
 import Arbor
 import ArborHummingbird
 import ArborTestSupport
+import ArborTesting
 import Hummingbird
 import HummingbirdTesting
 import Testing
@@ -17,12 +18,14 @@ import ServiceLifecycle
 // <section>` and `// ARTICLE end`, and ArborTests' ContainerPerRequestArticleTests checks that the copies and the
 // article agree. The article's types are declared here, private to the file.
 
-/// The app's pool: it keeps the units of work it opened, and is closed by the root's `async` release hook.
+/// The app's pool: it keeps the units of work it opened, and records their rollbacks for a test to wait for (a live
+/// server's middleware closes a request's container after the response has gone). Closed by the root's `async`
+/// release hook.
 private final class ConnectionPool: Sendable {
-    private let state = Locked((units: [UnitOfWork](), rolledBack: 0, isClosed: false))
+    private let state = Locked((units: [UnitOfWork](), isClosed: false))
+    let rollbacks = ReleaseRecorder()
 
     func open(_ unit: UnitOfWork) { state.withLock { $0.units.append(unit) } }
-    func rolledBack() { state.withLock { $0.rolledBack += 1 } }
 
     func close() async {
         await Task.yield()
@@ -30,16 +33,6 @@ private final class ConnectionPool: Sendable {
     }
 
     var units: [UnitOfWork] { state.withLock { $0.units } }
-
-    /// Whether `count` units of work have been rolled back: it returns as soon as they have, and gives up after ten
-    /// seconds (a request's container left open).
-    func waitForRollbacks(_ count: Int) async -> Bool {
-        for _ in 0..<1_000 {
-            if state.withLock({ $0.rolledBack }) >= count { return true }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        return false
-    }
 }
 
 private final class UnitOfWork: Sendable {
@@ -55,7 +48,7 @@ private final class UnitOfWork: Sendable {
 
     func rollBackIfOpen() {
         rolledBack.withLock { $0 = true }
-        pool.rolledBack()
+        pool.rollbacks.record("rollback for \(user.name)")
     }
 
     var isRolledBack: Bool { rolledBack.withLock { $0 } }
@@ -163,7 +156,7 @@ private func articleMainWithAGroup() async throws {
             #expect(rejected.status == .unauthorized)
             #expect(String(buffer: rejected.body).contains("Send your user name in an X-User header."))
         }
-        #expect(await pool.waitForRollbacks(2), "each request's unit of work ended with its request")
+        #expect(await pool.rollbacks.wait(for: 2), "each request's unit of work ended with its request")
         #expect(pool.units.map(\.user.name) == ["ann", "bob"], "one unit of work a served request")
         #expect(pool.units.allSatisfy { $0.isRolledBack })
     }

@@ -142,7 +142,8 @@ private struct Minimal: Assembly {
 
 // MARK: - Usage example
 
-/// The usage shown in the documentation ("Assemblies"), compiled and run.
+/// An app's assemblies, and a test's assembler that overrides one of them: how an app uses them. (Getting Started's
+/// own snippet, "Group registrations in assemblies", is run by GettingStartedArticleTests.)
 private enum ReadmeAssemblies {
     protocol HTTPClient: Sendable {}
     struct LiveClient: HTTPClient {}
@@ -152,7 +153,6 @@ private enum ReadmeAssemblies {
         init(client: HTTPClient) { self.client = client }
     }
 
-    // Example begin
     struct NetworkAssembly: Assembly {
         func assemble(container: Container) {
             container.register(HTTPClient.self) { _ in LiveClient() }.inObjectScope(.permanent)
@@ -174,18 +174,15 @@ private enum ReadmeAssemblies {
             container.register(HTTPClient.self) { _ in StubClient() }
         }
     }
-    // Example end
 
     @Suite struct Example {
         @Test func readme() throws {
-            // Example begin
             let app = Assembler([NetworkAssembly(), FeedAssembly()])
             let model = try app.resolver.resolve(FeedModel.self)
 
             // A child assembler sees the app's registrations and can override them, e.g. in a test.
             let test = Assembler([StubNetworkAssembly()], parent: app)
             let stubbed = try test.resolver.resolve(FeedModel.self)  // built with StubClient
-            // Example end
 
             #expect(model.client is LiveClient)
             #expect(stubbed.client is StubClient)

@@ -28,12 +28,6 @@ private enum CircularArticle {
         func of<Service>(_ type: Service.Type) -> Int { counts.withLock { $0[ServiceKey(type)] ?? 0 } }
     }
 
-    /// The lines of the article's `text` block in `section`.
-    static func shownText(in section: String) throws -> String {
-        let block = try #require(Article.blocks().first { $0.section == section && $0.language == "text" })
-        return block.lines.joined(separator: "\n")
-    }
-
     @Suite struct Tests {
         @Test func aCycleOfInitialisersIsAnError() throws {
             let container = Container()
@@ -52,7 +46,7 @@ private enum CircularArticle {
                 return
             }
             #expect(error.path == [ServiceKey(Parent.self), ServiceKey(Child.self), ServiceKey(Parent.self)])
-            let shown = try shownText(in: "A cycle of initialisers is an error")
+            let shown = try #require(try Article.text(in: "A cycle of initialisers is an error"))
             #expect(error.description == shown, "printed:\n\(error)")
         }
 
@@ -155,7 +149,8 @@ private enum CircularArticle {
 
             #expect(report.leaks.count == 2)
             try #require(printed.count == 1)
-            #expect("\(printed[0])" == (try shownText(in: "Check that the cycle is released")), "printed:\n\(report)")
+            let shown = try #require(try Article.text(in: "Check that the cycle is released"))
+            #expect("\(printed[0])" == shown, "printed:\n\(report)")
         }
 
         @Test func everySwiftBlockOfTheArticleIsHere() throws {

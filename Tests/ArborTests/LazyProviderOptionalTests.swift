@@ -427,7 +427,8 @@ private final class Missing {}
 
 // MARK: - Usage example
 
-/// The usage shown in the documentation ("Optional, Lazy and Provider"), compiled and run.
+/// `Lazy`, `Provider` and optional resolution as an app uses them, with a `Lazy` that captures runtime arguments.
+/// (Getting Started's own snippet, "Optional, lazy and repeated resolution", is run by GettingStartedArticleTests.)
 private enum ReadmeWrappers {
     protocol Engine: AnyObject {}
     final class V8: Engine {}
@@ -440,7 +441,6 @@ private enum ReadmeWrappers {
         }
     }
 
-    // Example begin
     final class Car {
         let engine: Lazy<Engine>  // resolved on first use, then kept
         let requests: Provider<Request>  // resolved on every use
@@ -449,7 +449,6 @@ private enum ReadmeWrappers {
             self.requests = requests
         }
     }
-    // Example end
 
     @Suite struct Example {
         @Test func readme() throws {
@@ -458,7 +457,6 @@ private enum ReadmeWrappers {
             container.register(Request.self) { _ in Request() }.inObjectScope(.transient)
             container.register(Greeter.self) { (_, name: String, times: Int) in Greeter(name, times) }
 
-            // Example begin
             let player = try container.resolve(MediaPlayer?.self)  // nil: no MediaPlayer is registered
 
             container.register(Car.self) { r in Car(engine: try r.resolve(), requests: try r.resolve()) }
@@ -467,7 +465,6 @@ private enum ReadmeWrappers {
             let request = try car.requests.instance  // a new Request on every access
 
             let greeter = try container.resolve(Lazy<Greeter>.self, arguments: "Ann", 2)  // arguments are captured
-            // Example end
 
             #expect(player == nil)
             #expect(try car.engine.instance === engine)

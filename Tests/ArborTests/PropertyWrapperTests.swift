@@ -272,7 +272,8 @@ extension Container: DependencyRegistering {  // In an app, a package of its own
 
 // MARK: - Usage example
 
-/// The usage shown in the documentation ("Ambient injection"), compiled and run.
+/// Ambient injection as an app and its tests use it. (Getting Started's own snippet, "Inject from an ambient
+/// container", is run by GettingStartedArticleTests.)
 private enum ReadmeInjection {
     protocol Engine: Sendable {}
     struct V8: Engine {}
@@ -280,13 +281,11 @@ private enum ReadmeInjection {
     final class Car: Sendable {}
     final class PDFExporter: Sendable {}
 
-    // Example begin
     final class CarViewModel {
         @Inject var engine: Engine  // resolved when the model is created
         @Inject(name: "sports") var sportsCar: Car
         @LazyInject var exporter: PDFExporter  // resolved on first access
     }
-    // Example end
 
     @Suite(.serialized) struct Example {
         @Test func readme() throws {
@@ -295,7 +294,6 @@ private enum ReadmeInjection {
                 Container.current.unregister(Car.self, name: "sports")
                 Container.current.unregister(PDFExporter.self)
             }
-            // Example begin
             // At start-up, register in the process-wide root (or `Assembler([...], container: .current)`).
             Container.current.register(Engine.self) { _ in V8() }
             Container.current.register(Car.self, name: "sports") { _ in Car() }
@@ -306,7 +304,6 @@ private enum ReadmeInjection {
             let test = Container.current.makeChild()
             test.register(Engine.self) { _ in TestEngine() }
             let tested = Container.$current.withValue(test) { CarViewModel() }  // tested.engine is a TestEngine
-            // Example end
 
             #expect(model.engine is V8)
             #expect(tested.engine is TestEngine)

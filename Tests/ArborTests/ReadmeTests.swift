@@ -182,9 +182,8 @@ private enum ReadmeTour {
                 Issue.record("expected .notRegistered, got \(error.reason)")
                 return
             }
-            let shown = try #require(
-                Readme.blocks().first { $0.section == "Errors that say what to do" && $0.language == "text" })
-            #expect(error.description.hasPrefix(shown.lines.joined(separator: "\n")), "printed:\n\(error)")
+            let shown = try #require(try Readme.text(in: "Errors that say what to do"))
+            #expect(error.description.hasPrefix(shown), "printed:\n\(error)")
         }
 
         @Test func seeWhatItDoes() throws {

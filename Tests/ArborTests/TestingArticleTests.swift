@@ -185,9 +185,8 @@ private enum TestingArticle {
             withKnownIssue("the screen and its presenter keep each other alive") {
                 report = try checkTheFeedScreenForLeaks(in: AppContainer.make(presenterKeepsItsScreen: true))
             }
-            let shown = try #require(Article.blocks().first { $0.section == "Find leaks" && $0.language == "text" })
-            #expect(
-                report?.description == shown.lines.joined(separator: "\n"), "printed:\n\(report?.description ?? "")")
+            let shown = try #require(try Article.text(in: "Find leaks"))
+            #expect(report?.description == shown, "printed:\n\(report?.description ?? "")")
         }
 
         @Test func everySwiftBlockOfTheArticleIsHere() throws {

@@ -4,9 +4,9 @@ import Foundation
 /// file: between a line `// <marker>: <title of the block's section>` and a line `// <marker> end`. A test compiles
 /// and runs the copies, and checks that they and the document agree, whitespace apart. A block that needs a package
 /// trait (an integration) is copied into a test of that integration instead, named in `alsoIn`. A block's `import`
-/// lines are not copied, since a copy may sit inside a function: a test file must import each of them. Two kinds of
-/// block are not copied, as no test here can compile them: a package manifest (a block that starts with
-/// `// swift-tools-version`), and another library's code shown for comparison (one that starts with `// Swinject`).
+/// lines are not copied, since a copy may sit inside a function: a test file must import each of them. A package
+/// manifest (a block that starts with `// swift-tools-version`) is not copied, nor is a block that starts with one of
+/// the lines in `leavingOut` (another library's code, shown for comparison): no test here can compile them.
 struct DocumentSnippets: Sendable {
     struct Block {
         let section: String
@@ -16,10 +16,8 @@ struct DocumentSnippets: Sendable {
         /// Whether the block is a package manifest.
         var isManifest: Bool { firstLine.hasPrefix("// swift-tools-version") }
 
-        /// Whether the block is Swinject's code, shown beside Arbor's.
-        var isSwinject: Bool { firstLine == "// Swinject" }
-
-        private var firstLine: String {
+        /// The block's first line that is not blank, without its indentation.
+        var firstLine: String {
             lines.lazy.map { $0.trimmingCharacters(in: .whitespaces) }.first { !$0.isEmpty } ?? ""
         }
     }
@@ -30,13 +28,19 @@ struct DocumentSnippets: Sendable {
     let testFile: URL
     /// More test files with copies, relative to the repository's root.
     let otherTestFiles: [URL]
+    /// The first lines of Swift blocks that are not copied.
+    let leftOut: Set<String>
 
-    init(document path: String, marker: String, testFile: URL, alsoIn others: [String] = []) {
+    init(
+        document path: String, marker: String, testFile: URL, alsoIn others: [String] = [],
+        leavingOut firstLines: Set<String> = []
+    ) {
         let root = testFile.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         document = root.appendingPathComponent(path)
         self.marker = marker
         self.testFile = testFile
         otherTestFiles = others.map { root.appendingPathComponent($0) }
+        leftOut = firstLines
     }
 
     /// The fenced blocks of the document, each with the title of the heading above it.
@@ -62,9 +66,14 @@ struct DocumentSnippets: Sendable {
         return blocks
     }
 
-    /// The regions of the test file between `// <marker>: <section>` and `// <marker> end`, by section, in order.
-    func copies() throws -> [String: [[String]]] {
-        let text = try testFilesText()
+    /// The text of the document's `text` block in `section` (what a snippet prints), or `nil` when it has none.
+    func text(in section: String) throws -> String? {
+        try blocks().first { $0.section == section && $0.language == "text" }?.lines.joined(separator: "\n")
+    }
+
+    /// The regions of `text`, the test files', between `// <marker>: <section>` and `// <marker> end`, by section, in
+    /// order.
+    private func copies(in text: String) -> [String: [[String]]] {
         let start = "// \(marker): "
         var copies: [String: [[String]]] = [:]
         var open: (section: String, lines: [String])?
@@ -87,14 +96,17 @@ struct DocumentSnippets: Sendable {
     /// The problems with the copies: a Swift block of the document without an identical copy, or a copy whose section
     /// has no Swift block any more. Empty when they agree.
     func mismatches() throws -> [String] {
-        let inDocument = try blocks().filter { $0.language == "swift" && !$0.isManifest && !$0.isSwinject }
+        let inDocument = try blocks().filter {
+            $0.language == "swift" && !$0.isManifest && !leftOut.contains($0.firstLine)
+        }
         guard !inDocument.isEmpty else { return ["\(document.lastPathComponent) has no Swift block"] }
         let shown = Dictionary(grouping: inDocument, by: \.section).mapValues { blocks in
             blocks.map { Self.normalized($0.lines.filter { !Self.isImport($0) }) }
         }
-        let copies = try copies()
+        let text = try testFilesText()
+        let copies = copies(in: text)
         var problems: [String] = []
-        let imported = Set(try testFilesText().split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) })
+        let imported = Set(text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) })
         for block in inDocument {
             for line in block.lines where Self.isImport(line) {
                 let module = line.trimmingCharacters(in: .whitespaces)
