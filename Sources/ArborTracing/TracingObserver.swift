@@ -155,6 +155,7 @@ public final class TracingObserver: ResolutionObserver, @unchecked Sendable {
         self.threshold = threshold
     }
 
+    /// Begins the resolve's record, if a tracer other than `NoOpTracer` is there.
     public func resolveStarted(_ event: ResolveStarted) {
         let tracer = tracer ?? InstrumentationSystem.tracer
         if tracer is NoOpTracer { return }
@@ -163,6 +164,7 @@ public final class TracingObserver: ResolutionObserver, @unchecked Sendable {
         lock.withLock { resolves[event.resolve] = resolve }
     }
 
+    /// Records the factory, if it ran at least `threshold`.
     public func instanceBuilt(_ event: InstanceBuilt) {
         guard event.factoryDuration >= threshold else { return }
         let piece = Piece(
@@ -171,6 +173,7 @@ public final class TracingObserver: ResolutionObserver, @unchecked Sendable {
         lock.withLock { resolves[event.resolve]?.pieces.append(piece) }
     }
 
+    /// Records the instance's `initCompleted` hooks, if they ran at least `threshold` together.
     public func hooksRan(_ event: HooksRan) {
         guard event.duration >= threshold else { return }
         let piece = Piece(
@@ -179,6 +182,7 @@ public final class TracingObserver: ResolutionObserver, @unchecked Sendable {
         lock.withLock { resolves[event.resolve]?.pieces.append(piece) }
     }
 
+    /// Ends the resolve's record: its span, and one for each factory and hooks it recorded.
     public func resolveFinished(_ event: ResolveFinished) {
         guard let resolve = lock.withLock({ resolves.removeValue(forKey: event.resolve) }) else { return }
         resolve.report(event)

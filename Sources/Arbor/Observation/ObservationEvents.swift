@@ -3,6 +3,7 @@ public struct ResolveID: Hashable, Sendable, CustomStringConvertible {
     let resolution: Int
     let serial: Int
 
+    /// The resolve's numbers, for logs: `resolve 3.17`.
     public var description: String { "resolve \(resolution).\(serial)" }
 }
 
@@ -12,17 +13,23 @@ public struct ResolveStarted: Sendable {
     public let key: ServiceKey
     /// The container the resolve started in.
     public let container: Container
+    /// Which resolve this is: the same in every event it causes.
     public let resolve: ResolveID
     /// Whether it is an `async` resolve (`try await`).
     public let isAsync: Bool
+    /// When it began.
     public let time: ContinuousClock.Instant
 }
 
 /// A top-level `resolve` ended.
 public struct ResolveFinished: Sendable {
+    /// What was resolved: the key of its ``ResolveStarted``.
     public let key: ServiceKey
+    /// The container the resolve started in.
     public let container: Container
+    /// Which resolve this was: the same as its ``ResolveStarted/resolve``.
     public let resolve: ResolveID
+    /// Whether it was an `async` resolve (`try await`).
     public let isAsync: Bool
     /// When it began: the same as its ``ResolveStarted/time``.
     public let started: ContinuousClock.Instant
@@ -36,6 +43,7 @@ public struct ResolveFinished: Sendable {
 public struct InstanceBuilt: Sendable {
     /// The registration's key: what was resolved, or the target of a forward.
     public let key: ServiceKey
+    /// The registration's lifetime.
     public let scope: ObjectScope
     /// The container that keeps the instance — the one holding a permanent or weak registration, or the one a
     /// per-container instance belongs to — or `nil` for a transient or graph-scoped one, which no container keeps.
@@ -44,10 +52,13 @@ public struct InstanceBuilt: Sendable {
     public let depth: Int
     /// The services being built when this one was, outermost first, ending with its own key.
     public let path: [ServiceKey]
+    /// The top-level resolve the instance was built in.
     public let resolve: ResolveID
+    /// Whether that resolve is `async` (`try await`).
     public let isAsync: Bool
-    /// When the factory was called, and how long it ran, the resolves it made included.
+    /// When the factory was called.
     public let started: ContinuousClock.Instant
+    /// How long the factory ran, the resolves it made included.
     public let factoryDuration: Duration
     /// The instance. An observer that keeps it keeps it alive.
     public var instance: Any { boxedInstance.value }
@@ -58,14 +69,19 @@ public struct InstanceBuilt: Sendable {
 
 /// The `initCompleted` hooks of an instance ran (or one of them threw).
 public struct HooksRan: Sendable {
+    /// The key of the registration whose instance it is.
     public let key: ServiceKey
+    /// The registration's lifetime.
     public let scope: ObjectScope
     /// The depth of the instance; a resolve in one of its hooks goes one deeper.
     public let depth: Int
+    /// The top-level resolve the hooks ran in: the one that built the instance.
     public let resolve: ResolveID
+    /// Whether that resolve is `async` (`try await`).
     public let isAsync: Bool
-    /// When the first of its hooks began, and how long they took together, what they resolved included.
+    /// When the first of its hooks began.
     public let started: ContinuousClock.Instant
+    /// How long the hooks took together, what they resolved included.
     public let duration: Duration
 }
 
@@ -79,12 +95,19 @@ public struct InstanceReused: Sendable {
         case container
     }
 
+    /// The registration's key: what was resolved, or the target of a forward.
     public let key: ServiceKey
+    /// The registration's lifetime.
     public let scope: ObjectScope
+    /// How deep in the resolution: 0 for the service a top-level resolve asked for.
     public let depth: Int
+    /// The top-level resolve that took it.
     public let resolve: ResolveID
+    /// Whether that resolve is `async` (`try await`).
     public let isAsync: Bool
+    /// Who kept it: the resolution's graph or a container.
     public let source: Source
+    /// When the resolve took it.
     public let time: ContinuousClock.Instant
 }
 
@@ -96,5 +119,6 @@ public struct InstanceReleased: Sendable {
     /// The instance. Its synchronous `onRelease` hooks have run; `async` ones may still be running.
     public var instance: Any { boxedInstance.value }
     let boxedInstance: UncheckedSendable<Any>
+    /// When the container let it go.
     public let time: ContinuousClock.Instant
 }

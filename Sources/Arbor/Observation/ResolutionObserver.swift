@@ -44,11 +44,18 @@ public protocol ResolutionObserver: AnyObject, Sendable {
     func instanceReleased(_ event: InstanceReleased)
 }
 
+/// Every event does nothing unless the observer implements it: an observer writes only the events it wants.
 extension ResolutionObserver {
+    /// Does nothing. Implement it to hear of each top-level resolve as it starts.
     public func resolveStarted(_ event: ResolveStarted) {}
+    /// Does nothing. Implement it to hear of each top-level resolve as it ends, with its duration or error.
     public func resolveFinished(_ event: ResolveFinished) {}
+    /// Does nothing. Implement it to hear of each instance a factory returns.
     public func instanceBuilt(_ event: InstanceBuilt) {}
+    /// Does nothing. Implement it to hear of each instance's `initCompleted` hooks having run.
     public func hooksRan(_ event: HooksRan) {}
+    /// Does nothing. Implement it to hear of each instance a resolve took from its graph or a container.
     public func instanceReused(_ event: InstanceReused) {}
+    /// Does nothing. Implement it to hear of each instance a container lets go.
     public func instanceReleased(_ event: InstanceReleased) {}
 }

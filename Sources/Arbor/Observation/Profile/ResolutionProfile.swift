@@ -18,7 +18,9 @@
 public struct ResolutionProfile: Sendable, CustomStringConvertible {
     /// The figures of one registration.
     public struct Entry: Sendable {
+        /// The registration's key.
         public let key: ServiceKey
+        /// The registration's lifetime.
         public let scope: ObjectScope
         /// How many instances were built.
         public let count: Int
@@ -34,7 +36,10 @@ public struct ResolutionProfile: Sendable, CustomStringConvertible {
 
     /// A top-level resolve that threw.
     public struct Failure: Sendable {
+        /// What the resolve asked for.
         public let key: ServiceKey
+        /// What it threw: a ``ResolutionError``, or `CancellationError` for an `async` resolve cancelled while it
+        /// waited for another's build.
         public let error: any Error
     }
 
