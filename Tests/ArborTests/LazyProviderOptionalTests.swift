@@ -41,6 +41,12 @@ private final class Holder {
     init(engine: Lazy<any Engine>) { self.engine = engine }
 }
 
+/// Keeps the resolver its factory was given, to resolve with later.
+private final class ResolverKeeper: Sendable {
+    let resolver: any Resolver
+    init(resolver: any Resolver) { self.resolver = resolver }
+}
+
 /// Works with or without an engine.
 private final class Dashboard {
     let engine: (any Engine)?
@@ -409,6 +415,30 @@ private final class Missing {}
         #expect(resolutionError { try provider.instance }?.kind == .factoryFailed)
         failing.isOn = false
         #expect(try provider.instance.label == "v8")
+    }
+
+    @Test func aServiceOnlyAnAsyncResolveCanBuildSaysTheWrappersInstanceIsSynchronous() async throws {
+        let container = Container()
+        container.register((any Engine).self) { _ async in V8("async") }
+        let lazy = try await container.resolve(Lazy<any Engine>.self)
+        let provider = try await container.resolve(Provider<any Engine>.self)
+
+        let reads: [(read: () throws -> Void, wrapper: String)] = [
+            ({ _ = try lazy.instance }, "Lazy<Engine>"), ({ _ = try provider.instance }, "Provider<Engine>"),
+        ]
+        for (read, wrapper) in reads {
+            let error = try #require(resolutionError(read))
+            #expect(error.kind == .asyncRequired)
+            #expect(error.path == [ServiceKey((any Engine).self)])
+            #expect(
+                error.description.contains(
+                    "\(wrapper) resolves it when its `instance` is read, which is synchronous."))
+            #expect(error.description.contains("`try await resolver.resolve(Engine.self)`"))
+        }
+        // The advice works: a kept resolver resolves it with `try await`.
+        container.register(ResolverKeeper.self) { r in ResolverKeeper(resolver: r) }
+        let keeper = try await container.resolve(ResolverKeeper.self)
+        #expect(try await keeper.resolver.resolve((any Engine).self).label == "async")
     }
 
     @Test func providerCanBeUsedFromManyTasks() async throws {

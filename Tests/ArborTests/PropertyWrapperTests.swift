@@ -243,8 +243,18 @@ extension Container: DependencyRegistering {  // In an app, a package of its own
         #expect(
             message.hasPrefix(
                 #"@Inject in Garage (App/Garage.swift:12) could not resolve Unregistered(name: "primary")."#))
-        #expect(message.hasSuffix(error.description))
+        #expect(message.contains(error.description))
         #expect(message.contains("nothing is registered under that key"))
+        #expect(message.hasSuffix("(`static let shared = Container.current`)."))
+    }
+
+    @Test func onlyAMissingRegistrationGetsTheParagraphOnWhereTheWrapperLooks() throws {
+        let container = Container()
+        container.register(Engine.self) { _ in throw TestFailure("boom") }
+        let error = try #require(resolutionError { try container.resolve(Engine.self) })
+        let site = InjectionSite(
+            wrapper: "@Inject", key: ServiceKey(Engine.self), owner: "Garage", file: "App/Garage.swift", line: 12)
+        #expect(!site.failureMessage(for: error).contains("Container.current"))
     }
 
     @Test func theFailureMessageOfALocalDeclarationStillShowsTheSite() {

@@ -133,6 +133,23 @@ private final class Deep {
         #expect(error.description.contains("initCompleted"))
     }
 
+    @Test func aServiceThatResolvesItselfWithOtherArgumentsIsACycleAndTheTextSaysWhy() throws {
+        let c = Container()
+        c.register(Deep.self) { (r, length: Int) in
+            Deep(next: length == 0 ? nil : try r.resolve(Deep.self, arguments: length - 1))
+        }
+
+        let error = try #require(resolutionError { try c.resolve(Deep.self, arguments: 3) })
+        #expect(error.kind == .circularDependency)
+        #expect(error.path == [ServiceKey(Deep.self, arguments: Int.self), ServiceKey(Deep.self, arguments: Int.self)])
+        #expect(error.description.contains("a cycle is the same key again,\n  whatever the values"))
+        #expect(error.description.contains("Build the structure in a function of your\n  own that one factory calls"))
+        // A cycle of keys without arguments keeps to the initCompleted advice.
+        c.register(Loop.self) { r in Loop(loop: try r.resolve()) }
+        let loop = try #require(resolutionError { try c.resolve(Loop.self) })
+        #expect(!loop.description.contains("whatever the values"))
+    }
+
     @Test func depthLimitExceededDescription() throws {
         let c = Container()
         c.maxResolutionDepth = 2

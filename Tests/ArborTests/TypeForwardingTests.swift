@@ -81,6 +81,27 @@ private struct Greeter: Greeting {
         #expect(error.description.contains("Greeting"))
     }
 
+    @Test func aFailedCastNamesTheForwardOnceInThePath() async throws {
+        let container = Container()
+        container.register(Store.self) { _ in Store() }.implements((any Greeting).self, name: "greeting")
+        container.register(Greeter.self) { r in
+            Greeter(text: try r.resolve((any Greeting).self, name: "greeting").text)
+        }
+        let forward = ServiceKey((any Greeting).self, name: "greeting")
+
+        let topLevel = try #require(throws: ResolutionError.self) {
+            try container.resolve((any Greeting).self, name: "greeting")
+        }
+        #expect(topLevel.path == [forward])
+        let nested = try #require(throws: ResolutionError.self) { try container.resolve(Greeter.self) }
+        #expect(nested.path == [ServiceKey(Greeter.self), forward])
+        let nestedAsync = await #expect(throws: ResolutionError.self) { try await container.resolve(Greeter.self) }
+        #expect(nestedAsync?.path == [ServiceKey(Greeter.self), forward])
+        #expect(
+            topLevel.description.contains(
+                "It forwards to a registration whose instance, of type Store, is not of type Greeting."))
+    }
+
     @Test func unregisteringTheTargetRemovesItsForwards() throws {
         let container = Container()
         container.register(Store.self) { _ in Store() }.implements((any Reading).self)

@@ -77,7 +77,12 @@ public struct ValidationReport: Sendable, CustomStringConvertible {
     public var description: String {
         var lines: [String] = []
         let count = problems.isEmpty ? "no problems" : problems.count == 1 ? "1 problem" : "\(problems.count) problems"
-        lines.append("Validation found \(count) in \(checked.count) registration\(checked.count == 1 ? "" : "s").")
+        var summary = "Validation found \(count) in the \(checked.count) registration\(checked.count == 1 ? "" : "s")"
+        summary += " it checked"
+        if !notChecked.isEmpty {
+            summary += "; \(notChecked.count) \(notChecked.count == 1 ? "was" : "were") not checked (below)"
+        }
+        lines.append(summary + ".")
         for problem in problems {
             lines.append("")
             lines.append(problem.description)

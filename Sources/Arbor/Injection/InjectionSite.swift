@@ -26,10 +26,25 @@ struct InjectionSite: Sendable {
     /// Arbor could not resolve Engine: nothing is registered under that key.
     ///   path: Engine
     ///   …
+    /// @Inject resolves from Container.current: …
     /// ```
+    ///
+    /// The last paragraph, for a service that is not registered, says where the wrapper looked: an app that
+    /// registers in a container of its own, and tests that make `current` a child of it, pass their tests and stop
+    /// in production.
     func failureMessage(for error: any Error) -> String {
         let owner = owner.description
         let place = owner.isEmpty ? "\(file):\(line)" : "\(owner) (\(file):\(line))"
-        return "\(wrapper) in \(place) could not resolve \(key).\n\(error)"
+        var message = "\(wrapper) in \(place) could not resolve \(key).\n\(error)"
+        if let error = error as? ResolutionError, case .notRegistered = error.reason {
+            message += """
+
+                \(wrapper) resolves from Container.current: the process-wide root container, unless the task runs in \
+                `Container.$current.withValue(container) { … }` (as ArborTesting's test containers do). Register \
+                the service in that root, or make it the container your app registers in \
+                (`static let shared = Container.current`).
+                """
+        }
+        return message
     }
 }

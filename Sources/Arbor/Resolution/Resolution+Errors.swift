@@ -35,13 +35,15 @@ extension Resolution {
         if error is ResolutionError { return error }
         // A stand-in for what only an `async` resolve can do (see `FactoryKind`).
         if let asyncOnly = error as? AsyncOnly {
-            return ResolutionError(
-                .asyncRequired, key: key, path: path, detail: asyncOnly.explanation + topLevelCodeHint())
+            var error = ResolutionError(.asyncRequired, key: key, path: path, detail: asyncOnly.explanation)
+            error.hint = topLevelCodeHint()
+            return error
         }
         if error is AsyncHookRequest {
-            return ResolutionError(
-                .asyncRequired, key: key, path: path,
-                detail: AsyncOnly(cause: .asyncHook).explanation + topLevelCodeHint())
+            var error = ResolutionError(
+                .asyncRequired, key: key, path: path, detail: AsyncOnly(cause: .asyncHook).explanation)
+            error.hint = topLevelCodeHint()
+            return error
         }
         return ResolutionError(.factoryFailed(error), key: key, path: path, detail: detail)
     }
@@ -130,7 +132,8 @@ extension Resolution {
         guard let service = instance as? Service else {
             throw error(
                 .typeMismatch, key: key,
-                detail: "The registration produced a \(type(of: instance)), which is not a \(Service.self).")
+                detail: "The registration produced an instance of type \(type(of: instance)), which is not of type "
+                    + "\(Service.self).")
         }
         return service
     }

@@ -282,12 +282,14 @@ extension Resolution {
 
     // MARK: Deriving
 
+    /// `.typeMismatch` for the forward `key`, whose frame is still on the path: the path ends with it once.
     func typeMismatch(_ key: ServiceKey, instance: Any, expected: Any.Type) -> any Error {
-        error(
-            .typeMismatch, key: key,
+        let path = path()
+        return ResolutionError(
+            .typeMismatch, key: key, path: path.last == key ? path : path + [key],
             detail: """
-                It forwards to a registration whose instance, a \(type(of: instance)), is not a \(expected). \
-                Forward only to types the registered service conforms to or inherits from.
+                It forwards to a registration whose instance, of type \(type(of: instance)), is not of type \
+                \(expected). Forward only to types the registered service conforms to or inherits from.
                 """)
     }
 

@@ -89,6 +89,9 @@ public struct ResolutionError: Error, CustomStringConvertible {
     public var registeredAlternatives: [ServiceKey]
     /// Extra sentences for the description (the depth limit in force, the thread that was building, …).
     var detail: String?
+    /// For ``Reason/asyncRequired``: what to do where the synchronous resolve was made, after the detail (in
+    /// top-level code; through a `Lazy` or `Provider`).
+    var hint = ""
     /// For ``Reason/depthLimitExceeded``: the limit was the thread's stack, not `maxResolutionDepth`.
     var isStackLimit = false
 
@@ -134,6 +137,13 @@ public struct ResolutionError: Error, CustomStringConvertible {
             lines.append("  after the factories have returned, and keep that back reference weak, e.g.")
             lines.append("    container.register(Child.self) { _ in Child() }")
             lines.append("        .initCompleted { r, child in child.parent = try r.resolve(Parent.self) }")
+            if key.hasArguments {
+                lines.append("  \(key) takes runtime arguments, and a cycle is the same key again,")
+                lines.append("  whatever the values: a factory that resolves its own service with other arguments,")
+                lines.append("  to build a recursive structure, is one too. Build the structure in a function of your")
+                lines.append("  own that one factory calls, and resolve from the container what the whole structure")
+                lines.append("  needs.")
+            }
         case .depthLimitExceeded where isStackLimit:
             lines.append("Arbor could not resolve \(key): the thread's stack is nearly used up.")
             lines.append("  path: \(Self.describe(path))")
@@ -150,7 +160,8 @@ public struct ResolutionError: Error, CustomStringConvertible {
             lines.append("Arbor could not resolve \(key): the instance is not of that type.")
             lines.append("  path: \(Self.describe(path))")
         case .asyncRequired:
-            lines.append("Arbor could not resolve \(key) synchronously: \(detail ?? "it needs an async resolve.")")
+            let detail = detail ?? "it needs an async resolve."
+            lines.append("Arbor could not resolve \(key) synchronously: \(detail)\(hint)")
             lines.append("  path: \(Self.describe(path))")
         case .containerClosed:
             lines.append("Arbor could not resolve \(key): the container was closed.")
@@ -168,7 +179,7 @@ public struct ResolutionError: Error, CustomStringConvertible {
         return false
     }
 
-    private var isAsyncRequired: Bool {
+    var isAsyncRequired: Bool {
         if case .asyncRequired = reason { return true }
         return false
     }

@@ -109,7 +109,8 @@ extension DeferredResolving {
     static func derive<each Argument>(_ at: Derivation, arguments: repeat each Argument) throws -> Self {
         Self(
             resolve: try deferredResolve(
-                Service.self, in: at.resolution, name: at.name, depth: at.depth, arguments: repeat each arguments))
+                Service.self, by: Self.self, in: at.resolution, name: at.name, depth: at.depth,
+                arguments: repeat each arguments))
     }
 }
 
@@ -120,8 +121,12 @@ extension DeferredResolving {
 /// that made the wrapper while it is the one running on the calling thread, sharing its graph, otherwise as a new
 /// top-level resolution. Either way the look-up starts in the container where the wrapper was resolved. It keeps
 /// that container and the resolution's identity, nothing more.
+///
+/// A service that only an `async` resolve can build throws ``ResolutionError/Reason/asyncRequired`` from the closure,
+/// saying that the wrapper's `instance` is synchronous, and what to do instead.
 func deferredResolve<Service, each Argument>(
     _ serviceType: Service.Type,
+    by wrapper: Any.Type,
     in resolution: Resolution,
     name: String?,
     depth: Int,
@@ -137,7 +142,17 @@ func deferredResolve<Service, each Argument>(
     let context = resolution.currentContext
     let identity = resolution.identity
     return {
-        try Resolution.resolveLater(
-            serviceType, name: name, in: context, joining: identity, arguments: repeat each arguments)
+        do {
+            return try Resolution.resolveLater(
+                serviceType, name: name, in: context, joining: identity, arguments: repeat each arguments)
+        } catch var error as ResolutionError where error.isAsyncRequired {
+            let type = "\(Service.self)".contains(" ") ? "(\(Service.self))" : "\(Service.self)"
+            error.hint = """
+                 \(wrapper) resolves it when its `instance` is read, which is synchronous. Where you read it, \
+                resolve \(type) with `try await` instead, through the resolver your factory was given: \
+                keep it (`let resolver = r`), then `try await resolver.resolve(\(type).self)`.
+                """
+            throw error
+        }
     }
 }
