@@ -150,9 +150,13 @@ public enum ArborTesting {
     ///
     /// This is what the framework assertions build on; use it to inspect the report yourself. The body's
     /// references are gone by the time the check runs, except what it returns: return plain values, because a
-    /// resolved object that the body returns outlives it, and is reported. Instances the child's or an ancestor's
-    /// permanent registrations keep are not leaks. While the body runs, the child is ``current`` and
-    /// `Container.current`. If the body throws, the error propagates and nothing is checked.
+    /// resolved object that the body returns outlives it, and is reported. Instances an ancestor's permanent
+    /// registrations keep are not leaks. While the body runs, the child is ``current`` and `Container.current`. If
+    /// the body throws, the error propagates and nothing is checked.
+    ///
+    /// The child is closed when the body returns, before the check, as a test's container ends with the test: what
+    /// it kept — its per-container instances, and the permanent ones of registrations made in it — is released,
+    /// its release hooks run, and an instance still alive after that is reported.
     ///
     /// Resolve through the container the body receives: resolutions started in `container` itself are not
     /// watched, so that tests running in parallel do not see each other's instances.
@@ -162,12 +166,20 @@ public enum ArborTesting {
     ) rethrows -> (value: Value, report: LeakReport) {
         let child = container.makeChild()
         let tracker = LeakTracker(child)
-        let value = try withContainer(child) { try body(child) }
+        let value: Value
+        do {
+            value = try withContainer(child) { try body(child) }
+        } catch {
+            child.close()
+            throw error
+        }
+        child.close()
         return (value, tracker.check())
     }
 
     /// Runs `body` with a new child of `container`, then reports which instances resolved from that child (or its
-    /// descendants) during the body are still alive. The asynchronous form of ``leakCheck(in:_:)``.
+    /// descendants) during the body are still alive. The asynchronous form of ``leakCheck(in:_:)``: it closes the
+    /// child with `closeAndWait()`, so `async` release hooks have finished before the check.
     ///
     /// ```swift
     /// let (_, report) = try await ArborTesting.leakCheck(in: app) { test in
@@ -181,7 +193,14 @@ public enum ArborTesting {
     ) async rethrows -> (value: Value, report: LeakReport) {
         let child = container.makeChild()
         let tracker = LeakTracker(child)
-        let value = try await withContainer(child) { try await body(child) }
+        let value: Value
+        do {
+            value = try await withContainer(child) { try await body(child) }
+        } catch {
+            await child.closeAndWait()
+            throw error
+        }
+        await child.closeAndWait()
         return (value, tracker.check())
     }
 }

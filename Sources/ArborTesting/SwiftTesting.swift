@@ -26,9 +26,11 @@ import Testing
 ///
 /// The child keeps the test's overrides away from `container`; resolve through it, since resolutions started in
 /// `container` itself are not watched. The body's references are gone when the check runs — a resolved object
-/// that the body *returns* outlives it and is reported. Instances that a permanent registration keeps are not
-/// leaks. While the body runs, the child is ``ArborTesting/current`` and `Container.current` (so `@Inject` resolves
-/// from it). If the body throws, the error propagates and nothing is checked.
+/// that the body *returns* outlives it and is reported. Instances that an ancestor's permanent registration keeps
+/// are not leaks; the child is closed before the check, so what it kept (its per-container instances) is released
+/// first, and reported if still alive. While the body runs, the child is ``ArborTesting/current`` and
+/// `Container.current` (so `@Inject` resolves from it). If the body throws, the error propagates and nothing is
+/// checked.
 ///
 /// - Parameters:
 ///   - container: The container to make the test's child of: usually the app's.
@@ -143,13 +145,17 @@ public struct ChildContainerTrait: TestTrait, SuiteTrait, TestScoping {
         testCase: Test.Case?,
         performing function: @Sendable () async throws -> Void
     ) async throws {
-        let child = parent.makeChild()
-        let tracker = checksLeaks ? LeakTracker(child) : nil
-        try overrides(child)
-        try await ArborTesting.withContainer(child) { try await function() }
-        if let leaks = tracker?.check(), !leaks.isClean {
-            report(leaks, test.sourceLocation)
+        guard checksLeaks else {
+            let child = parent.makeChild()
+            try overrides(child)
+            try await ArborTesting.withContainer(child) { try await function() }
+            return
         }
+        let (_, leaks) = try await ArborTesting.leakCheck(in: parent) { child in
+            try overrides(child)
+            try await function()
+        }
+        if !leaks.isClean { report(leaks, test.sourceLocation) }
     }
 }
 
@@ -174,8 +180,9 @@ extension Trait where Self == ChildContainerTrait {
     /// - Parameters:
     ///   - container: The container to make each test's child of; it and its permanent instances stay untouched.
     ///   - checkingLeaks: Whether to fail the test, with a ``/Arbor/LeakReport``, when an instance it resolved from its
-    ///     child is still alive after the test returns (permanent instances are not leaks). Suite and test
-    ///     properties live as long as the test does, so keep resolved objects in local variables.
+    ///     child is still alive after the test returns and the child has been closed (an ancestor's permanent
+    ///     instances are not leaks). Suite and test properties live as long as the test does, so keep resolved
+    ///     objects in local variables.
     ///   - overrides: Registers the test's replacements in the child, before the test runs.
     public static func childContainer(
         of container: Container,

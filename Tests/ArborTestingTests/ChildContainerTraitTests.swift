@@ -102,6 +102,21 @@ import Testing
         #expect(reports.all.isEmpty)
     }
 
+    @Test func aPerContainerInstanceTheTestKeepsIsReported() async throws {
+        let app = Shop.makeContainer()
+        app.register(Connection.self) { _ in Connection() }.inObjectScope(.perContainer)
+        let reports = Reports<SourceLocation>()
+        let trait = ChildContainerTrait(parent: app, checksLeaks: true, report: reports.append)
+        let kept = Locked<Connection?>(nil)
+
+        try await run(trait) {
+            kept.value = try ArborTesting.container.resolve(Connection.self)
+        }
+
+        #expect(reports.all.map { $0.report.leaks.map(\.typeName) } == [["Connection"]])
+        #expect(kept.value != nil)
+    }
+
     @Test func leaksAreNotCheckedUnlessAskedFor() async throws {
         let reports = Reports<SourceLocation>()
         let trait = ChildContainerTrait(parent: Shop.shared, report: reports.append)

@@ -120,6 +120,46 @@ import Testing
         #expect(kept != nil)
     }
 
+    /// The test's child ends before the check: a per-container instance it kept is released, and reported if the
+    /// test still holds it.
+    @Test func aPerContainerInstanceKeptPastTheBodyIsReportedAfterItsRelease() throws {
+        let app = Shop.makeContainer()
+        let releases = ReleaseRecorder()
+        app.register(Connection.self) { _ in Connection() }.inObjectScope(.perContainer)
+            .recordingReleases(in: releases)
+        let reports = Reports<SourceLocation>()
+        var kept: Connection?
+
+        try expectNoLeaks(in: app, report: reports.append) { test in
+            kept = try test.resolve(Connection.self)
+        }
+
+        #expect(reports.all.map { $0.report.leaks.map(\.typeName) } == [["Connection"]])
+        #expect(releases.released == ["Connection"])
+        #expect(kept != nil)
+    }
+
+    @Test func aPerContainerInstanceTheBodyLetGoIsReleasedAndNotALeak() async throws {
+        let app = Shop.makeContainer()
+        let releases = ReleaseRecorder()
+        let rolledBack = Locked(false)
+        app.register(Connection.self) { _ in Connection() }.inObjectScope(.perContainer)
+            .onRelease { _ async in
+                await Task.yield()
+                rolledBack.value = true
+            }
+            .recordingReleases(in: releases)
+
+        let (_, report) = try await ArborTesting.leakCheck(in: app) { test in
+            _ = try await test.resolve(Connection.self)
+        }
+
+        #expect(report.isClean, "\(report)")
+        #expect(report.trackedCount == 1)
+        #expect(releases.released == ["Connection"])
+        #expect(rolledBack.value, "the async form awaits the child's async release hooks before it checks")
+    }
+
     @Test func throwingBodyPropagatesItsErrorAndIsNotChecked() throws {
         let reports = Reports<SourceLocation>()
         var leaked = WeakBox<LeakyView>(nil)
