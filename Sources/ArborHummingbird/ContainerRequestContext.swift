@@ -68,7 +68,8 @@ public struct MissingRequestContainer: HTTPResponseError, CustomStringConvertibl
     public var description: String {
         """
         The request has no container: add `router.add(middleware: RequestContainerMiddleware(root: container))` \
-        before the routes that read `context.container`.
+        before the routes that read `context.container`. In the middleware's `register` hook, use the `child` it \
+        is given: the context gets the container once the hook has returned.
         """
     }
 

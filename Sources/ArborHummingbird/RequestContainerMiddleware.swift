@@ -15,7 +15,7 @@ public import Hummingbird
 ///
 /// let router = Router(context: AppRequestContext.self)   // a ContainerRequestContext
 /// router.add(middleware: RequestContainerMiddleware(root: container) { request, context, child in
-///     // The request's own values, as instances of its child (a 4xx if this throws).
+///     // The request's own values, as instances of its child. An HTTPError it throws is the response.
 ///     guard let name = request.headers[.init("X-User")!] else {
 ///         throw HTTPError(.unauthorized, message: "Send the user in an X-User header.")
 ///     }
@@ -35,7 +35,9 @@ public import Hummingbird
 /// - after the response body has been written to the connection, streamed bodies included: a body that resolves
 ///   from `context.container` while it writes finds the container open;
 /// - after the body failed to write (the client went away, or the body threw), before the error goes on;
-/// - at once, when `register`, the handler or a later middleware throws instead of returning a response.
+/// - at once, when `register`, the handler or a later middleware throws instead of returning a response. A
+///   ``/Arbor/ResolutionError`` thrown that way, a mistake in the wiring, is logged at level `error` with what to
+///   do (Hummingbird itself logs an error it does not know at level `debug`), and answered 500.
 ///
 /// Behind another `RequestContainerMiddleware` (the router's, and a group's own), the request's child is made in the
 /// outer one's child, after that one's `register`: both hooks' values are visible, and the inner child is closed
@@ -64,7 +66,8 @@ public struct RequestContainerMiddleware<Context: ContainerRequestContext>: Rout
     ///     registered. In a test, a child of the app's container that overrides some of them.
     ///   - register: Registers the request's own values in its child, before any handler runs: the user it is
     ///     for, an identifier to log. An error it throws ends the request with that error (throw an `HTTPError`
-    ///     for a 4xx), and the child is closed.
+    ///     for a 4xx; another error is a 500), and the child is closed. Register in `child`: the context gets the
+    ///     container once the hook has returned.
     public init(
         root: Container,
         register: (@Sendable (_ request: Request, _ context: Context, _ child: Container) throws -> Void)? = nil
@@ -80,7 +83,8 @@ public struct RequestContainerMiddleware<Context: ContainerRequestContext>: Rout
         context: Context,
         next: (Request, Context) async throws -> Response
     ) async throws -> Response {
-        let container = try parent(in: context).makeChild()
+        let outer = context.requestContainer
+        let container = try parent(outer: outer).makeChild()
         var context = context
         var response: Response
         do {
@@ -89,16 +93,21 @@ public struct RequestContainerMiddleware<Context: ContainerRequestContext>: Rout
             response = try await next(request, context)
         } catch {
             await container.closeAndWait()
+            // Hummingbird logs an error that is not an `HTTPResponseError` at level debug only, and a wiring mistake
+            // would go unseen: the outermost middleware logs it, once.
+            if outer == nil, let error = error as? ResolutionError {
+                context.logger.error("A request failed to resolve a service, and was answered 500: \(error)")
+            }
             throw error
         }
         response.body = response.body.closing(container)
         return response
     }
 
-    /// Where the request's child is made: the root, or, behind another `RequestContainerMiddleware`, that one's
-    /// child, which must descend from the root (or be it) to see what the root registers.
-    private func parent(in context: Context) throws -> Container {
-        guard let outer = context.requestContainer else { return root }
+    /// Where the request's child is made: the root, or, behind another `RequestContainerMiddleware` (whose child is
+    /// `outer`), that one's child, which must descend from the root (or be it) to see what the root registers.
+    private func parent(outer: Container?) throws -> Container {
+        guard let outer else { return root }
         guard sequence(first: outer, next: \.parent).contains(where: { $0 === root }) else {
             throw UnrelatedRequestContainerRoots()
         }

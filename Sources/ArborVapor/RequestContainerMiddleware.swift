@@ -51,8 +51,9 @@ public import Vapor
 ///   `register` throws, the child is closed and reading the container throws that error (an `Abort` makes a 4xx).
 /// - The child is closed once the response has been written to the connection, streamed bodies included, however
 ///   the handler made the stream (`Response.Body(stream:)`, `asyncStream:`, `managedAsyncStream:`, a file): a body
-///   that resolves from `request.container` while it writes finds the container open. The middleware knows the
-///   response has been written when Vapor lets it go.
+///   that resolves from `request.container` while it writes finds the container open (make it with
+///   `managedAsyncStream:`, which ends the stream when a resolve throws). The middleware knows the response has been
+///   written when Vapor lets it go.
 /// - When the handler or a later middleware throws, the child is closed at once, and its release hooks, `async` ones
 ///   too, have run before the error goes on to the error middleware.
 /// - Behind another `RequestContainerMiddleware` (the app's, and a group's own), the request's child is made in the
@@ -220,17 +221,19 @@ extension Request {
     }
 }
 
-/// What ``Vapor/Request/container`` throws when the request has no container to give.
+/// What ``Vapor/Request/container`` throws when the request has no container to give: the app is set up wrong, or a
+/// task used the request after its response.
 ///
 /// ```swift
 /// app.middleware.use(RequestContainerMiddleware(root: container))   // before reading request.container
 /// ```
-public struct RequestContainerError: AbortError, CustomStringConvertible {
-    /// Why there is no container.
+///
+/// Vapor's error middleware answers it with a 500 and logs it. The response carries ``reason`` outside release
+/// builds, and "Something went wrong." in them: it is not an `AbortError`, whose reason every build would show, so
+/// the app's setup is not described to clients.
+public struct RequestContainerError: Error, CustomStringConvertible {
+    /// Why there is no container, and what to do.
     public let reason: String
-
-    /// A server error: the app is set up wrong, or a task used the request after its response.
-    public var status: HTTPResponseStatus { .internalServerError }
 
     /// The request went through no ``RequestContainerMiddleware``.
     public static let noMiddleware = RequestContainerError(

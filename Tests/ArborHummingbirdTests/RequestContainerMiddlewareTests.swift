@@ -50,6 +50,9 @@ final class Events: Sendable {
     var all: [String] { events.withLock { $0 } }
 }
 
+/// A service no test registers.
+private struct Unregistered { let name: String }
+
 /// Keeps the messages logged at level `error` or above, from any task.
 final class ErrorLog: Sendable {
     private let messages = Locked<[String]>([])
@@ -387,6 +390,48 @@ extension RequestContainerMiddlewareTests {
         #expect(try #require(outer.kept).isClosed)
         #expect(log.all == [UnrelatedRequestContainerRoots().description])
         #expect(UnrelatedRequestContainerRoots().description.contains("give it the outer one's root"))
+    }
+
+    /// A service that does not resolve is a mistake in the wiring: the client gets a bare 500, and the log says what
+    /// failed, once, however many middlewares the request went through.
+    @Test func aResolutionErrorIsLoggedOnceAsAnError() async throws {
+        let root = Container()
+        let router = Router(context: TestContext.self)
+        router.add(middleware: RequestContainerMiddleware(root: root))
+        let admin = router.group("admin")
+        admin.add(middleware: RequestContainerMiddleware(root: root) { _, _, _ in })
+        router.get("/user") { _, context in try context.container.resolve(Unregistered.self).name }
+        admin.get("/user") { _, context in try context.container.resolve(Unregistered.self).name }
+        let log = ErrorLog()
+        try await Application(router: router, logger: log.logger).test(.router) { client in
+            for uri in ["/user", "/admin/user"] {
+                let response = try await client.execute(uri: uri, method: .get)
+                #expect(response.status == .internalServerError)
+                #expect(response.body.readableBytes == 0)
+            }
+        }
+        #expect(log.all.count == 2)
+        for message in log.all {
+            #expect(message.hasPrefix("A request failed to resolve a service, and was answered 500: "))
+            #expect(message.contains("Arbor could not resolve Unregistered: nothing is registered under that key."))
+        }
+    }
+
+    /// The hook registers in the child it is given; the context has no container yet, and the log says so.
+    @Test func aHookThatReadsTheContextsContainerIsToldToUseItsChild() async throws {
+        let router = Router(context: TestContext.self)
+        router.add(
+            middleware: RequestContainerMiddleware(root: Container()) { _, context, _ in
+                _ = try context.container
+            })
+        router.get("/") { _, _ in "unreachable" }
+        let log = ErrorLog()
+        try await Application(router: router, logger: log.logger).test(.router) { client in
+            let response = try await client.execute(uri: "/", method: .get)
+            #expect(response.status == .internalServerError)
+        }
+        #expect(log.all == [MissingRequestContainer().description])
+        #expect(MissingRequestContainer().description.contains("In the middleware's `register` hook, use the `child`"))
     }
 
     /// A route added before the middleware reads no container: the client gets a bare 500, and the server's log says

@@ -340,6 +340,24 @@ import Testing
         }
         #expect(resolutionError { try keeper.resolver!.resolve(MUEngine.self) }?.kind == .containerClosed)
         _ = try app.resolve(MUEngine.self)
+        #expect("\(try #require(resolutionError { try child.resolve(MUEngine.self) }))".contains("closed one's parent"))
+    }
+
+    /// A closed root has no parent to make a new child of: the text says so, and what to do, for the root and for a
+    /// child made of it afterwards (an app's second start in a test, with the root the first one's shutdown closed).
+    @Test func resolvingUnderAClosedRootSaysToMakeANewRoot() throws {
+        let root = Container()
+        root.register(MUEngine.self) { _ in MUEngine() }
+        _ = try root.resolve(MUEngine.self)  // cached in this thread's look-ups: the cached path says the same
+        root.close()
+        let request = root.makeChild()
+        for resolve in [{ try root.resolve(MUEngine.self) }, { try request.resolve(MUEngine.self) }] {
+            let error = try #require(resolutionError(resolve))
+            #expect(error.kind == .containerClosed)
+            #expect(error.description.contains("The container closed is the root of its tree"))
+            #expect(error.description.contains("ArborTesting.overriding(root)"))
+            #expect(!error.description.contains("closed one's parent"))
+        }
     }
 
     // MARK: Registrations that are not what they seem

@@ -101,6 +101,33 @@ private final class Deep {
         #expect(error.description.contains(#"Database(name: "local")"#))
     }
 
+    /// A permanent or weak service is built in the container that registered it, which does not see a child's
+    /// registrations: the text says so, where "nothing is registered" alone would send the reader to register again.
+    @Test(arguments: [ObjectScope.permanent, .weak])
+    func aSharedServiceThatNeedsAChildsRegistrationIsExplained(scope: ObjectScope) throws {
+        let root = Container()
+        root.register(AppModel.self) { r in AppModel(repository: try r.resolve()) }.inObjectScope(scope)
+        root.register(Repository.self) { r in Repository(database: try r.resolve()) }  // graph, built where asked
+        let request = root.makeChild()
+        request.register(Database.self) { _ in Database() }
+
+        let error = try #require(resolutionError { try request.resolve(AppModel.self) })
+        #expect(error.kind == .notRegistered)
+        #expect(error.path == [ServiceKey(AppModel.self), ServiceKey(Repository.self), ServiceKey(Database.self)])
+        #expect(
+            error.description.contains(
+                "Database is registered where this resolve started, but AppModel is \(scope.name): it is built in the "
+                    + "container that registered it"))
+        #expect(error.description.contains("Give AppModel a scope that builds it where it is resolved"))
+        #expect(!error.description.contains("Register it, e.g."))
+        #expect(request.validate().description.contains("but AppModel is \(scope.name)"))
+
+        // Resolved from the root, where Database is missing indeed, the usual advice stands.
+        let fromRoot = try #require(resolutionError { try root.resolve(AppModel.self) })
+        #expect(fromRoot.description.contains("Register it, e.g."))
+        #expect(!fromRoot.description.contains("where this resolve started"))
+    }
+
     @Test func alternativesIgnoreOtherTypesAndAChildsRegistrations() throws {
         let parent = Container()
         let child = parent.makeChild()

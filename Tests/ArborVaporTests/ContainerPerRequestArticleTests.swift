@@ -95,9 +95,14 @@ func configure(_ app: Application, root: Container) {
 private func articleMain() async throws {
     // ARTICLE: Vapor: `ArborVapor`
     let app = try await Application.make(.detect())
-    configure(app, root: makeContainer())
-    try await app.execute()
-    try await app.asyncShutdown()  // closes the root, awaiting its release hooks
+    do {
+        configure(app, root: makeContainer())
+        try await app.execute()
+        try await app.asyncShutdown()  // closes the root, awaiting its release hooks
+    } catch {
+        try? await app.asyncShutdown()  // also when the server could not start
+        throw error
+    }
     // ARTICLE end
 }
 

@@ -583,6 +583,29 @@ actor Rendezvous {
         #expect(made.allSatisfy { $0.isClosed })
     }
 
+    /// Vapor's error middleware shows an error's text in a release build only for an `AbortError` or a
+    /// `DebuggableError`; for any other error it answers "Something went wrong." there (a debug build, as tests are,
+    /// shows the text). The setup error is neither, so a release build keeps the app's setup from clients; and it is
+    /// logged with what to do.
+    @Test func theSetupErrorIsOneVaporHidesInReleaseBuildsAndLogs() async throws {
+        for error in [RequestContainerError.noMiddleware, .requestEnded, .readInRegister, .unrelatedRoots] {
+            #expect(!(error is any AbortError))
+            #expect(!(error is any DebuggableError))
+        }
+        let log = WarningLog()
+        try await VaporTesting.withApp { app in
+            app.logger = log.logger
+            app.get("orphan") { request -> String in
+                _ = try request.container
+                return "unreachable"
+            }
+            try await app.testing().test(.GET, "orphan") { response in
+                #expect(response.status == .internalServerError)
+            }
+        }
+        #expect(log.all.contains { $0.contains("add `app.useRequestContainers(root: container)`") })
+    }
+
     @Test func aRouteWithoutTheMiddlewareAnswers500WithWhatToDo() async throws {
         try await withApp { app in
             app.get("orphan") { request -> String in
@@ -593,6 +616,36 @@ actor Rendezvous {
                 #expect(response.status == .internalServerError)
                 #expect(response.body.string.contains("useRequestContainers"))
             }
+        }
+    }
+}
+
+/// Keeps the messages logged at level `warning` or above, from any task: where Vapor reports an error.
+/// (`ArborHummingbirdTests` has the same at level `error`: the test targets share no module that depends on swift-log,
+/// and `ArborTestSupport` taking it on would add a package to the manifest for twenty lines of a test.)
+final class WarningLog: Sendable {
+    private let messages = Locked<[String]>([])
+
+    var all: [String] { messages.withLock { $0 } }
+
+    /// A logger whose warnings and errors go to this log.
+    var logger: Logger {
+        Logger(label: "test") { _ in Handler(log: self) }
+    }
+
+    private struct Handler: LogHandler {
+        let log: WarningLog
+        var metadata: Logger.Metadata = [:]
+        var logLevel: Logger.Level = .trace
+
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+
+        func log(event: LogEvent) {
+            guard event.level >= .warning else { return }
+            log.messages.withLock { $0.append("\(event.message)") }
         }
     }
 }

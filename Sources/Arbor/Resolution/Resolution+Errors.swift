@@ -99,7 +99,26 @@ extension Resolution {
     /// `.notRegistered` for `key`, with the registrations of its type under other names or argument types.
     @inline(never)
     func notRegisteredError(_ key: ServiceKey) -> any Error {
-        error(.notRegistered, key: key, alternatives: currentContext.registrations(of: key))
+        let context = currentContext
+        return error(
+            .notRegistered, key: key, alternatives: context.registrations(of: key),
+            detail: context === origin ? nil : builtInItsOwner(missing: key))
+    }
+
+    /// Why `key`, registered where the resolve started, is missing where the look-up ran (`context`, not the
+    /// origin): the nearest permanent or weak service up the path is built in the container that registered it,
+    /// which does not see what its descendants register — typically a per-request value a shared service asked
+    /// for. `nil` otherwise.
+    private func builtInItsOwner(missing key: ServiceKey) -> String? {
+        guard origin.registrations(of: key).contains(key) else { return nil }
+        let builtInItsOwner = frames.reversed().first(where: { $0.storage == .strong || $0.storage == .weak })
+        guard let (holder, scope) = builtInItsOwner?.entry.withObject({ ($0.key, $0.scope) }) else { return nil }
+        return """
+            \(key) is registered where this resolve started, but \(holder) is \(scope.name): it is built in the \
+            container that registered it, which does not see registrations made in its descendants. Give \(holder) a \
+            scope that builds it where it is resolved (.graph, .transient or .perContainer), or register \(key) where \
+            \(holder) is registered.
+            """
     }
 
     /// `.factoryFailed` for an error a factory threw while building `key`.

@@ -224,7 +224,7 @@ extension Resolution {
         in container: Container
     ) throws -> (found: Found?, depthLimit: Int, diagnostics: Diagnostics?) {
         if let hit = withCache({ $0.hit(key, in: container) }) {
-            if hit.isClosed { throw ResolutionError(.containerClosed, key: key, path: [key]) }
+            if hit.isClosed { throw ResolutionError.closed(key, resolvingIn: container) }
             return (hit.found, hit.depthLimit, hit.diagnostics)
         }
         // A container with nothing of its own for the key and a new container's settings — a request's child, for
@@ -238,7 +238,7 @@ extension Resolution {
         }
         return try withCache { cache in
             let lookup = container.lookupForResolution(key, cache: cache)
-            if lookup.isClosed { throw ResolutionError(.containerClosed, key: key, path: [key]) }
+            if lookup.isClosed { throw ResolutionError.closed(key, resolvingIn: container) }
             if let found = lookup.found {
                 cache.store(key, in: container, version: lookup.version, found: found, lookup: lookup)
             }

@@ -94,6 +94,9 @@ public struct ResolutionError: Error, CustomStringConvertible {
     var hint = ""
     /// For ``Reason/depthLimitExceeded``: the limit was the thread's stack, not `maxResolutionDepth`.
     var isStackLimit = false
+    /// For ``Reason/containerClosed``: the container closed is the root of its tree, which has no parent to make a
+    /// new child of.
+    var isRootClosed = false
 
     init(
         _ reason: Reason,
@@ -116,7 +119,10 @@ public struct ResolutionError: Error, CustomStringConvertible {
         case .notRegistered:
             lines.append("Arbor could not resolve \(key): nothing is registered under that key.")
             lines.append("  path: \(Self.describe(path))")
-            if registeredAlternatives.isEmpty {
+            if detail != nil {
+                // Registered where the resolve started, not where a shared service further up is built: the detail
+                // says so, and the advice below would be wrong.
+            } else if registeredAlternatives.isEmpty {
                 lines.append("  \(typeName) has no registration at all in this container or its ancestors.")
                 lines.append("  Register it, e.g. \(registrationExample).")
             } else {
@@ -163,6 +169,12 @@ public struct ResolutionError: Error, CustomStringConvertible {
             let detail = detail ?? "it needs an async resolve."
             lines.append("Arbor could not resolve \(key) synchronously: \(detail)\(hint)")
             lines.append("  path: \(Self.describe(path))")
+        case .containerClosed where isRootClosed:
+            lines.append("Arbor could not resolve \(key): the container was closed.")
+            lines.append("  The container closed is the root of its tree; a closed root's children resolve nothing.")
+            lines.append("  An app's shutdown closes the root it was given (ContainerService, useRequestContainers):")
+            lines.append("  make a new root for each app that runs; in a test, give the app a child of the shared")
+            lines.append("  root, ArborTesting.overriding(root), which its shutdown closes instead.")
         case .containerClosed:
             lines.append("Arbor could not resolve \(key): the container was closed.")
             lines.append("  A closed container (or one whose ancestor was closed) resolves nothing.")
@@ -201,6 +213,16 @@ public struct ResolutionError: Error, CustomStringConvertible {
     var cycle: [ServiceKey] {
         guard let start = path.dropLast().lastIndex(of: key) else { return path }
         return Array(path[start...])
+    }
+
+    /// `.containerClosed` for a top-level resolve of `key` in `container`, which is closed, or an ancestor of it is.
+    /// Out of line: the look-ups that throw it are on every resolve's path.
+    @inline(never)
+    static func closed(_ key: ServiceKey, resolvingIn container: Container) -> ResolutionError {
+        var error = ResolutionError(.containerClosed, key: key, path: [key])
+        let closedAncestors = sequence(first: container, next: \.parent).filter(\.isClosed)
+        error.isRootClosed = closedAncestors.last?.parent == nil
+        return error
     }
 
     /// `A → B → C`; long paths keep their first three and last six keys.
