@@ -170,10 +170,40 @@ private struct Broken: Error {}
                 #expect(problem.path.first == problem.key)
             case .captiveDependency(let holder):
                 captives.append(holder)
+            case .releaseHooksNeverRun:
+                Issue.record("no registration here has release hooks: \(problem)")
             }
         }
         #expect(missing == [ServiceKey(Car.self), ServiceKey(Cache.self)])  // Engine's, then Handler's
         #expect(captives.isEmpty)
+    }
+
+    /// `onRelease` on a scope whose instances no container holds never runs: the report says so, for each such
+    /// registration, and not for the scopes whose containers do run the hooks.
+    @Test func releaseHooksThatNeverRunAreAProblem() throws {
+        final class Session: Sendable {}
+        let strongSession = ObjectScope(name: "session", retention: .strong)
+        let weakSession = ObjectScope(name: "weakSession", retention: .weak)
+        let app = Container()
+        for scope in [ObjectScope.transient, .graph, .weak, weakSession, .permanent, .perContainer, strongSession] {
+            app.register(Session.self, name: scope.name) { _ in Session() }.inObjectScope(scope).onRelease { _ in }
+        }
+        app.register(Engine.self, instance: Engine()).onRelease { _ in }
+        app.register(Car.self) { r in Car(engine: try r.resolve()) }  // transient, without hooks
+
+        let report = app.validate()
+        let flagged = report.problems.filter {
+            if case .releaseHooksNeverRun = $0.kind { return true }
+            return false
+        }
+        #expect(
+            Set(flagged.map(\.key))
+                == Set(["transient", "graph", "weak", "weakSession"].map { ServiceKey(Session.self, name: $0) }))
+        #expect(report.problems.count == flagged.count, "each registration resolves")
+        let text = try #require(flagged.first { $0.key == ServiceKey(Session.self, name: "graph") }).description
+        #expect(text.hasPrefix(#"✗ Session(name: "graph") has onRelease hooks that never run"#))
+        #expect(text.contains("which are graph"))
+        #expect(text.contains("(.permanent, .perContainer, or one of your own with strong retention)"))
     }
 
     @Test func aWeakServiceResolvedInAPermanentHookIsCaptiveToo() throws {

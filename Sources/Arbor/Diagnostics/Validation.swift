@@ -18,6 +18,9 @@ public struct ValidationReport: Sendable, CustomStringConvertible {
             /// ``ObjectScope/perContainer`` service was resolved while building a permanent or weak one, which then
             /// keeps the instance of whichever container resolved it first.
             case captiveDependency(holder: ServiceKey)
+            /// The registration has `onRelease` hooks, and its scope is one whose instances no container holds
+            /// strongly (transient, graph or weak): the hooks never run.
+            case releaseHooksNeverRun
         }
 
         /// The registration whose resolve showed the problem.
@@ -28,6 +31,8 @@ public struct ValidationReport: Sendable, CustomStringConvertible {
         public let path: [ServiceKey]
         /// For a captive dependency: whether the captive is per-container (else weak or short-lived).
         var capturesPerContainer = false
+        /// For release hooks that never run: the registration's scope.
+        var scope: ObjectScope?
 
         /// The problem for a person: what failed and the path, with a hint.
         public var description: String {
@@ -53,6 +58,14 @@ public struct ValidationReport: Sendable, CustomStringConvertible {
                       path: \(ResolutionError.describe(path))
                       Let \(holder) take a Provider<…> of it and resolve one when needed, or give \(captive) a \
                     longer-lived scope.
+                    """
+            case .releaseHooksNeverRun:
+                return """
+                    ✗ \(key) has onRelease hooks that never run: no container holds its instances, which are \
+                    \(scope?.name ?? "not held").
+                      A container runs the hooks of instances it holds: give \(key) such a scope (.permanent, \
+                    .perContainer, or one of your own with strong retention), or release its instances where they \
+                    are used.
                     """
             }
         }
@@ -173,7 +186,8 @@ extension Container {
     /// object forever. Other transient and graph-scoped dependencies of a permanent service are not reported: they
     /// are built for it, and owning them is what it is expected to do. A permanent registered in a child (a request's
     /// or a session's) is not reported for what it keeps: it lives only as long as that child. A per-container
-    /// service captured by anything containers share is always reported.
+    /// service captured by anything containers share is always reported. So are `onRelease` hooks that never run:
+    /// those of a transient, graph-scoped or weak registration, whose instances no container holds.
     ///
     /// To check the containers a request makes, validate a representative child, with sample per-request values:
     ///
@@ -184,6 +198,7 @@ extension Container {
     ///     switch problem.kind {
     ///     case .resolutionFailed(let error): Issue.record("\(problem.key): \(error.reason)")
     ///     case .captiveDependency(let holder): Issue.record("\(holder) captures \(problem.path.last!)")
+    ///     case .releaseHooksNeverRun: Issue.record("\(problem)")
     ///     }
     /// }
     /// ```
@@ -198,6 +213,11 @@ extension Container {
         var notChecked: [ServiceKey] = []
         var needsAsync: Set<ServiceKey> = []
         for (key, entry) in visibleEntries() {
+            if !entry.releaseHooks.isEmpty, entry.scope.storage != .strong, entry.scope.storage != .perContainer {
+                var problem = ValidationReport.Problem(key: key, kind: .releaseHooksNeverRun, path: [key])
+                problem.scope = entry.scope
+                problems.append(problem)
+            }
             let check: (Container) throws -> Void
             if key.hasArguments {
                 guard let sample = provided.resolvers[key] else {
