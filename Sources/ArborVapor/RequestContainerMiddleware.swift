@@ -175,7 +175,8 @@ extension Application {
     ///
     /// It adds a ``RequestContainerMiddleware`` to `middleware` (after the error middleware, so a request's errors
     /// become responses) and to `lifecycle`. See ``RequestContainerMiddleware`` for when children are made and
-    /// closed.
+    /// closed. Call it once: a second call adds a second middleware, which every request goes through, and logs a
+    /// warning that says so.
     ///
     /// - Parameters:
     ///   - root: The app's container, where its services are registered.
@@ -192,10 +193,26 @@ extension Application {
         register: (@Sendable (_ request: Request, _ child: Container) throws -> Void)? = nil
     ) -> RequestContainerMiddleware {
         let middleware = RequestContainerMiddleware(root: root, releaseHooks: releaseHooks, register: register)
+        if storage[RequestContainersInUse.self] != nil {
+            logger.warning("\(RequestContainersInUse.secondCall)")
+        }
+        storage[RequestContainersInUse.self] = true
         self.middleware.use(middleware, at: position)
         lifecycle.use(middleware)
         return middleware
     }
+}
+
+/// Marks an application that `useRequestContainers` set up: a second call works (the requests go through both
+/// middlewares) but is seldom meant, so it logs a warning.
+enum RequestContainersInUse: StorageKey {
+    typealias Value = Bool
+
+    static let secondCall = """
+        `useRequestContainers` was called a second time on this application: every request now goes through both \
+        middlewares, and its child is made in the first one's child, after both hooks. Register all of a request's \
+        values in one hook; for a route group's own values, add a `RequestContainerMiddleware` to the group instead.
+        """
 }
 
 extension Request {

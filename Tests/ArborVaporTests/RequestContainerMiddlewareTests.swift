@@ -606,6 +606,27 @@ actor Rendezvous {
         #expect(log.all.contains { $0.contains("add `app.useRequestContainers(root: container)`") })
     }
 
+    /// A second `useRequestContainers` works as two middlewares do, and says so in the log, once.
+    @Test func aSecondUseRequestContainersLogsAWarning() async throws {
+        let log = WarningLog()
+        try await VaporTesting.withApp { app in
+            app.logger = log.logger
+            let root = Container()
+            app.useRequestContainers(root: root) { _, child in child.register(String.self, instance: "first") }
+            #expect(log.all.isEmpty)
+            app.useRequestContainers(root: root)
+            app.get("depth") { request -> String in
+                let child = try request.container
+                return "\(try child.resolve(String.self)) \(child.parent?.parent === root)"
+            }
+            try await app.testing().test(.GET, "depth") { response in
+                #expect(response.body.string == "first true")
+            }
+        }
+        #expect(log.all.count == 1)
+        #expect(log.all.first?.hasPrefix("`useRequestContainers` was called a second time on this application") == true)
+    }
+
     @Test func aRouteWithoutTheMiddlewareAnswers500WithWhatToDo() async throws {
         try await withApp { app in
             app.get("orphan") { request -> String in
