@@ -88,7 +88,9 @@ public enum ArborTesting {
                 """
                 ArborTesting.container was read outside a test that has a child container. Give the test one with \
                 @Test(.childContainer(of: yourContainer)), or run the code inside expectNoLeaks(in:) / \
-                assertNoLeaks(in:) or ArborTesting.withContainer(container) { … }.
+                assertNoLeaks(in:) or ArborTesting.withContainer(container) { … }. If the test has one, this code \
+                runs where task-local values do not follow: in a Task.detached, a Thread or a DispatchQueue. Read \
+                the container before, and hand it over.
                 """)
         }
         return current

@@ -120,4 +120,27 @@ private func makeContainer() -> Container {
         let refreshes = await MainActor.run { model.refreshes }
         #expect(refreshes == 4)
     }
+
+    /// The Threads article's hook for a main-actor object: an `async` hook isolated to the main actor runs there,
+    /// whichever task resolves; a synchronous resolve of the service then throws, saying to await.
+    @Test func aMainActorHookRunsOnTheMainActorFromAnyTask() async throws {
+        @MainActor final class Feed {
+            var client: IClient?
+            var hookOnMainActor = false
+        }
+        let container = Container()
+        container.register(IClient.self) { _ in IClient() }
+        container.register(Feed.self) { @MainActor _ in Feed() }
+            .initCompleted { @MainActor r, feed async throws in
+                feed.client = try await r.resolve()
+                feed.hookOnMainActor = Thread.isMainThread || DispatchQueue.getSpecific(key: mainQueueKey) != nil
+            }
+
+        let feed = try await Task.detached { try await container.resolve(Feed.self) }.value
+        let (client, onMainActor) = await MainActor.run { (feed.client, feed.hookOnMainActor) }
+        #expect(client != nil)
+        #expect(onMainActor)
+        let error = await MainActor.run { resolutionError { _ = try container.resolve(Feed.self) } }
+        #expect(error?.kind == .asyncRequired)
+    }
 }

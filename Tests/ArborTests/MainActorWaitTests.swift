@@ -57,6 +57,9 @@ private final class MSession: @unchecked Sendable {}
         let prefetch = try prefetchClaimed(MFeedModel.self, in: container)
         let text = resolveOnTheMainActor(MFeedModel.self, in: container)?.description ?? ""
         #expect(text.contains("main actor") && text.contains("try await"), "the error says what to do: \(text)")
+        // Called as top-level code calls it (synchronously, on the main actor, in a task), where `try await` picks
+        // the synchronous resolve: the text says so too.
+        #expect(text.contains("In top-level code (main.swift) Swift picks the synchronous resolve"), "\(text)")
 
         let prefetched = try await prefetch.value  // The main actor is free: the prefetch builds it there.
         #expect(try resolveSynchronously(MFeedModel.self, from: container) === prefetched, "then it is shared")

@@ -96,6 +96,16 @@ extension Resolution {
                 """)
     }
 
+    /// `.asyncRequired` for `key`, which a synchronous resolve on the main actor would have had to wait for, while
+    /// another task builds it: with the hint for top-level code, whose `try await` calls the synchronous resolve.
+    @inline(never)
+    func mainActorWaitError(_ key: ServiceKey) -> any Error {
+        var error = ResolutionError(
+            .asyncRequired, key: key, path: path(endingWith: key), detail: CreationCoordinator.mainActorDetail)
+        error.hint = topLevelCodeHint()
+        return error
+    }
+
     /// `.notRegistered` for `key`, with the registrations of its type under other names or argument types.
     @inline(never)
     func notRegisteredError(_ key: ServiceKey) -> any Error {

@@ -128,7 +128,7 @@ extension Resolution {
         case .cancelled:
             throw CancellationError()  // Only an `async` resolve's wait is cancelled.
         case .wouldBlockMainActor:
-            throw error(.asyncRequired, key: key, detail: CreationCoordinator.mainActorDetail)
+            throw mainActorWaitError(key)
         }
     }
 
@@ -143,7 +143,7 @@ extension Resolution {
         case .wouldDeadlock:
             throw error(.circularDependency, key: key, detail: CreationCoordinator.nestedDetail)
         case .wouldBlockMainActor:
-            throw error(.asyncRequired, key: key, detail: CreationCoordinator.mainActorDetail)
+            throw mainActorWaitError(key)
         }
     }
 
@@ -157,7 +157,7 @@ extension Resolution {
             return error(.circularDependency, key: key, detail: CreationCoordinator.nestedDetail)
         }
         if failure is MainActorWait {
-            return error(.asyncRequired, key: key, detail: CreationCoordinator.mainActorDetail)
+            return mainActorWaitError(key)
         }
         return self.failure(
             failure, key: key, path: path(endingWith: key),
