@@ -197,6 +197,10 @@ private struct Broken: Error {}
             return false
         }
         #expect(
+            flagged.compactMap {
+                if case .releaseHooksNeverRun(let scope) = $0.kind { return scope.name } else { return nil }
+            }.sorted() == ["graph", "transient", "weak", "weakSession"])
+        #expect(
             Set(flagged.map(\.key))
                 == Set(["transient", "graph", "weak", "weakSession"].map { ServiceKey(Session.self, name: $0) }))
         #expect(report.problems.count == flagged.count, "each registration resolves")

@@ -18,9 +18,9 @@ public struct ValidationReport: Sendable, CustomStringConvertible {
             /// ``ObjectScope/perContainer`` service was resolved while building a permanent or weak one, which then
             /// keeps the instance of whichever container resolved it first.
             case captiveDependency(holder: ServiceKey)
-            /// The registration has `onRelease` hooks, and its scope is one whose instances no container holds
+            /// The registration has `onRelease` hooks, and its `scope` is one whose instances no container holds
             /// strongly (transient, graph or weak): the hooks never run.
-            case releaseHooksNeverRun
+            case releaseHooksNeverRun(scope: ObjectScope)
         }
 
         /// The registration whose resolve showed the problem.
@@ -31,8 +31,6 @@ public struct ValidationReport: Sendable, CustomStringConvertible {
         public let path: [ServiceKey]
         /// For a captive dependency: whether the captive is per-container (else weak or short-lived).
         var capturesPerContainer = false
-        /// For release hooks that never run: the registration's scope.
-        var scope: ObjectScope?
 
         /// The problem for a person: what failed and the path, with a hint.
         public var description: String {
@@ -59,10 +57,10 @@ public struct ValidationReport: Sendable, CustomStringConvertible {
                       Let \(holder) take a Provider<…> of it and resolve one when needed, or give \(captive) a \
                     longer-lived scope.
                     """
-            case .releaseHooksNeverRun:
+            case .releaseHooksNeverRun(let scope):
                 return """
                     ✗ \(key) has onRelease hooks that never run: no container holds its instances, which are \
-                    \(scope?.name ?? "not held").
+                    \(scope.name).
                       A container runs the hooks of instances it holds: give \(key) such a scope (.permanent, \
                     .perContainer, or one of your own with strong retention), or release its instances where they \
                     are used.
@@ -214,9 +212,7 @@ extension Container {
         var needsAsync: Set<ServiceKey> = []
         for (key, entry) in visibleEntries() {
             if !entry.releaseHooks.isEmpty, entry.scope.storage != .strong, entry.scope.storage != .perContainer {
-                var problem = ValidationReport.Problem(key: key, kind: .releaseHooksNeverRun, path: [key])
-                problem.scope = entry.scope
-                problems.append(problem)
+                problems.append(.init(key: key, kind: .releaseHooksNeverRun(scope: entry.scope), path: [key]))
             }
             let check: (Container) throws -> Void
             if key.hasArguments {

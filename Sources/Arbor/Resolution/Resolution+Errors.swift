@@ -35,15 +35,10 @@ extension Resolution {
         if error is ResolutionError { return error }
         // A stand-in for what only an `async` resolve can do (see `FactoryKind`).
         if let asyncOnly = error as? AsyncOnly {
-            var error = ResolutionError(.asyncRequired, key: key, path: path, detail: asyncOnly.explanation)
-            error.hint = topLevelCodeHint()
-            return error
+            return asyncRequired(key, path: path, detail: asyncOnly.explanation)
         }
         if error is AsyncHookRequest {
-            var error = ResolutionError(
-                .asyncRequired, key: key, path: path, detail: AsyncOnly(cause: .asyncHook).explanation)
-            error.hint = topLevelCodeHint()
-            return error
+            return asyncRequired(key, path: path, detail: AsyncOnly(cause: .asyncHook).explanation)
         }
         return ResolutionError(.factoryFailed(error), key: key, path: path, detail: detail)
     }
@@ -100,8 +95,12 @@ extension Resolution {
     /// another task builds it: with the hint for top-level code, whose `try await` calls the synchronous resolve.
     @inline(never)
     func mainActorWaitError(_ key: ServiceKey) -> any Error {
-        var error = ResolutionError(
-            .asyncRequired, key: key, path: path(endingWith: key), detail: CreationCoordinator.mainActorDetail)
+        asyncRequired(key, path: path(endingWith: key), detail: CreationCoordinator.mainActorDetail)
+    }
+
+    /// `.asyncRequired` with `detail`, and the hint for top-level code where that is where the resolve was made.
+    private func asyncRequired(_ key: ServiceKey, path: [ServiceKey], detail: String) -> ResolutionError {
+        var error = ResolutionError(.asyncRequired, key: key, path: path, detail: detail)
         error.hint = topLevelCodeHint()
         return error
     }
