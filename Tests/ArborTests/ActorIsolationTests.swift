@@ -143,4 +143,93 @@ private func makeContainer() -> Container {
         let error = await MainActor.run { resolutionError { _ = try container.resolve(Feed.self) } }
         #expect(error?.kind == .asyncRequired)
     }
+
+    /// A synchronous hook isolated to the main actor runs on the main actor whichever task resolves, in order with
+    /// the service's other hooks; a synchronous resolve off the main actor throws, saying where to resolve.
+    @Test func aSynchronousMainActorHookRunsOnTheMainActorFromAnyTask() async throws {
+        @MainActor final class Feed {
+            var client: IClient?
+            var hookOnMainActor = false
+        }
+        let order = Locked<[String]>([])
+        let container = Container()
+        container.register(IClient.self) { _ in IClient() }
+        container.register(Feed.self) { @MainActor _ in Feed() }
+            .initCompleted { _, _ in order.withLock { $0.append("first") } }
+            .initCompleted { @MainActor r, feed in
+                MainActor.assertIsolated("a main-actor hook ran off the main actor")
+                feed.client = try r.resolve()
+                feed.hookOnMainActor = Thread.isMainThread || DispatchQueue.getSpecific(key: mainQueueKey) != nil
+                order.withLock { $0.append("main actor") }
+            }
+            .initCompleted { _, _ in order.withLock { $0.append("last") } }
+
+        let feed = try await Task.detached { try await container.resolve(Feed.self) }.value
+        let (client, onMainActor) = await MainActor.run { (feed.client, feed.hookOnMainActor) }
+        #expect(client != nil)
+        #expect(onMainActor)
+        #expect(order.withLock { $0 } == ["first", "main actor", "last"])
+
+        let onTheMainActor = try await MainActor.run { try container.resolve(Feed.self) }
+        let (mainClient, mainOnMainActor) = await MainActor.run {
+            (onTheMainActor.client, onTheMainActor.hookOnMainActor)
+        }
+        #expect(mainClient != nil)
+        #expect(mainOnMainActor)
+
+    }
+
+    /// A synchronous resolve off the main actor of a service whose hook is isolated to it throws, saying where to
+    /// resolve, and runs no hook.
+    @Test func aSynchronousResolveOffTheMainActorOfAServiceWithAMainActorHookThrows() throws {
+        let ran = Locked(false)
+        let container = Container()
+        container.register(IClient.self) { _ in IClient() }
+            .initCompleted { @MainActor _, _ in ran.withLock { $0 = true } }
+        let error = try #require(resolutionError { try synchronously { try container.resolve(IClient.self) } })
+        #expect(error.kind == .asyncRequired)
+        #expect(error.path == [ServiceKey(IClient.self)])
+        #expect(error.description.contains("one of its initCompleted hooks is isolated to the main actor"))
+        #expect(error.description.contains("Resolve it on the main actor, or with `try await`"))
+        #expect(!ran.withLock { $0 })
+    }
+
+    /// A hook without `@MainActor` on a `Sendable` class is the plain synchronous one: it runs where the resolve
+    /// runs, so a synchronous resolve off the main actor works.
+    @Test func anUnannotatedHookOfASendableServiceRunsWhereTheResolveRuns() throws {
+        final class Pair: Sendable {
+            let client: IClient
+            init(client: IClient) { self.client = client }
+        }
+        let ran = Locked(false)
+        let container = Container()
+        container.register(IClient.self) { _ in IClient() }
+        container.register(Pair.self) { r in Pair(client: try r.resolve()) }
+            .initCompleted { _, _ in ran.withLock { $0 = true } }
+        _ = try synchronously { try container.resolve(Pair.self) }
+        #expect(ran.withLock { $0 })
+    }
+
+    /// Registered from main-actor code (an app's set-up), a hook without `@MainActor` is still the plain one.
+    @MainActor
+    @Test func anUnannotatedHookRegisteredOnTheMainActorRunsWhereTheResolveRuns() async throws {
+        final class Pair: Sendable {}
+        let ran = Locked(false)
+        let container = Container()
+        container.register(Pair.self) { _ in Pair() }
+            .initCompleted { _, _ in ran.withLock { $0 = true } }
+        try await Task.detached { _ = try synchronously { try container.resolve(Pair.self) } }.value
+        #expect(ran.withLock { $0 })
+    }
+
+    /// `validate()`, which resolves synchronously, lists a service whose hook needs the main actor as not checked,
+    /// not as a problem.
+    @Test func validationListsAServiceWithAMainActorHookAsNotChecked() async throws {
+        let container = Container()
+        container.register(IClient.self) { _ in IClient() }
+            .initCompleted { @MainActor _, _ in MainActor.assertIsolated() }
+        let report = await Task.detached { container.validate() }.value
+        #expect(report.problems.isEmpty)
+        #expect(report.notChecked == [ServiceKey(IClient.self)])
+    }
 }

@@ -27,8 +27,10 @@ private enum ConcurrencyArticle {
     }
     protocol HTTPClient: Sendable {}
     struct LiveClient: HTTPClient {}
+    final class AppCoordinator: Sendable {}
     @MainActor final class FeedViewModel {
         let client: any HTTPClient
+        var coordinator: AppCoordinator?
         init(client: any HTTPClient) {
             MainActor.assertIsolated()
             self.client = client
@@ -106,6 +108,22 @@ private enum ConcurrencyArticle {
             let shown = try await showFeed()
             let prefetched = try await prefetchFeed()
             #expect(shown !== prefetched, "graph scope: one per resolve")
+        }
+
+        @Test func actorIsolationOfAHook() async throws {
+            let container = makeContainer()
+            container.register(AppCoordinator.self) { _ in AppCoordinator() }.inObjectScope(.permanent)
+            // ARTICLE: Actor isolation
+            container.register(FeedViewModel.self) { @MainActor r in FeedViewModel(client: try r.resolve()) }
+                .initCompleted { @MainActor r, model in model.coordinator = try r.resolve(AppCoordinator.self) }
+            // ARTICLE end
+            let coordinator = try await container.resolve(AppCoordinator.self)
+            let prefetched = try await Task.detached { try await container.resolve(FeedViewModel.self) }.value
+            let shown = try await MainActor.run { try container.resolve(FeedViewModel.self) }
+            await MainActor.run {
+                #expect(prefetched.coordinator === coordinator)
+                #expect(shown.coordinator === coordinator)
+            }
         }
 
         @Test func actorIsolationOfAKeptViewModel() async throws {

@@ -30,6 +30,8 @@ struct AsyncOnly: Error {
         case mainActorFactory
         /// One of the service's `initCompleted` hooks is `async`.
         case asyncHook
+        /// One of the service's `initCompleted` hooks runs on the main actor, and the resolve does not.
+        case mainActorHook
     }
 
     let cause: Cause
@@ -50,6 +52,9 @@ struct AsyncOnly: Error {
                 + "main actor, or with `try await`, which goes to the main actor to build it."
         case .asyncHook:
             "one of its initCompleted hooks is async. Resolve it with `try await` from async code."
+        case .mainActorHook:
+            "one of its initCompleted hooks is isolated to the main actor (@MainActor), and this resolve runs off it. "
+                + "Resolve it on the main actor, or with `try await`, which goes to the main actor to run the hook."
         }
     }
 }

@@ -40,3 +40,33 @@ extension Registration {
         return self
     }
 }
+
+extension Registration where Service: Sendable {
+    /// Adds a hook isolated to the main actor: ``initCompleted(_:)`` for a `@MainActor` object, such as a view model
+    /// whose back reference is set once the graph is built.
+    ///
+    /// ```swift
+    /// container.register(FeedViewModel.self) { @MainActor r in FeedViewModel(client: try r.resolve()) }
+    ///     .initCompleted { @MainActor r, model in model.coordinator = try r.resolve(AppCoordinator.self) }
+    ///
+    /// @MainActor func showFeed() throws {
+    ///     let model = try container.resolve(FeedViewModel.self)        // factory and hook run here
+    /// }
+    /// func prefetch() async throws {
+    ///     let model = try await container.resolve(FeedViewModel.self)  // goes to the main actor for each
+    /// }
+    /// ```
+    ///
+    /// Resolved synchronously on the main actor, the hook runs there, in order with the others; resolved with
+    /// `try await` from anywhere, Arbor goes to the main actor to run it. Resolved synchronously anywhere else, the
+    /// resolve throws ``ResolutionError/Reason/asyncRequired`` saying so: never a crash, never a data race, which
+    /// `MainActor.assumeIsolated` in a hook that is not isolated would risk. The service is `Sendable` (a
+    /// `@MainActor` class is), since the hook gets it on the main actor.
+    @discardableResult
+    public func initCompleted(
+        _ hook: @escaping @MainActor @Sendable (any Resolver, Service) throws -> Void
+    ) -> Registration {
+        container.reconfigure(key, token: token, addingHook: InitHook(mainActor: hook))
+        return self
+    }
+}

@@ -405,7 +405,22 @@ struct InitHook: Sendable {
         run = { resolver, location in
             // The instance goes to the hook on the resolution's own task.
             let instance = UncheckedSendable(location.copy(as: Service.self))
-            throw AsyncHookRequest { try await hook(resolver, instance.value) }
+            throw AsyncHookRequest(cause: .asyncHook) { try await hook(resolver, instance.value) }
+        }
+    }
+
+    /// A synchronous hook isolated to the main actor. On the main actor it runs at once, like any other; elsewhere
+    /// it hands back the hop to the main actor as an ``AsyncHookRequest``, which an `async` resolution awaits and a
+    /// synchronous one reports as needing the main actor or `await`.
+    init<Service: Sendable>(mainActor hook: @escaping @MainActor @Sendable (any Resolver, Service) throws -> Void) {
+        run = { resolver, location in
+            let instance = location.copy(as: Service.self)
+            guard isOnMainActor() else {
+                throw AsyncHookRequest(cause: .mainActorHook) {
+                    try await MainActor.run { try hook(resolver, instance) }
+                }
+            }
+            try MainActor.assumeIsolated { try hook(resolver, instance) }
         }
     }
 
@@ -423,5 +438,7 @@ struct InitHook: Sendable {
 
 /// What an `async` `initCompleted` hook hands back when it is called: the work to await (see ``InitHook``).
 struct AsyncHookRequest: Error {
+    /// Why a synchronous resolve cannot run the hook: it is `async`, or isolated to the main actor.
+    let cause: AsyncOnly.Cause
     let work: @Sendable () async throws -> Void
 }

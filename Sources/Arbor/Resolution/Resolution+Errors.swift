@@ -37,8 +37,8 @@ extension Resolution {
         if let asyncOnly = error as? AsyncOnly {
             return asyncRequired(key, path: path, detail: asyncOnly.explanation)
         }
-        if error is AsyncHookRequest {
-            return asyncRequired(key, path: path, detail: AsyncOnly(cause: .asyncHook).explanation)
+        if let request = error as? AsyncHookRequest {
+            return asyncRequired(key, path: path, detail: AsyncOnly(cause: request.cause).explanation)
         }
         return ResolutionError(.factoryFailed(error), key: key, path: path, detail: detail)
     }
