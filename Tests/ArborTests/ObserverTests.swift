@@ -247,7 +247,8 @@ struct ObserverTests {
         withExtendedLifetime(food) {}
     }
 
-    @Test("an observer may resolve: that is a resolve of its own, and the observed one is unchanged")
+    @Test(
+        "an observer may resolve: that is a resolve of its own, which no observer sees; the observed one is unchanged")
     func observerResolves() throws {
         let container = kitchenContainer()
         final class Resolving: ResolutionObserver, @unchecked Sendable {
@@ -267,8 +268,70 @@ struct ObserverTests {
         let kitchen = try container.resolve(Kitchen.self)
         #expect(kitchen.bowl === kitchen.secondBowl, "graph sharing holds")
         #expect(resolving.foods.count == 1)
-        #expect(Set(recorder.ids).count == 2, "the observer's resolve is a resolve of its own")
+        #expect(Set(recorder.ids).count == 1, "the observer's resolve is not observed")
+        #expect(recorder.finished.count == 1)
         #expect(recorder.finished.allSatisfy { $0.error == nil })
+    }
+
+    @Test("an observer that resolves in every event is told of each event once, and never of its own resolves")
+    func observerResolvingInEveryEvent() throws {
+        final class ResolvingEverywhere: ResolutionObserver, @unchecked Sendable {
+            let container: Container
+            let lock = NSLock()
+            var events: [String] = []
+            var resolved = 0
+            init(_ container: Container) { self.container = container }
+            private func record(_ event: String) {
+                // A resolve of its own inside every callback: before the fix, one in `resolveStarted` reported
+                // itself, and resolved again, until the thread's stack ran out.
+                let food = try? container.resolve(Food.self)
+                lock.holding {
+                    events.append(event)
+                    if food != nil { resolved += 1 }
+                }
+            }
+            func resolveStarted(_ event: ResolveStarted) { record("start \(event.key)") }
+            func resolveFinished(_ event: ResolveFinished) { record("finish \(event.key)") }
+            func instanceBuilt(_ event: InstanceBuilt) { record("built \(event.key)") }
+            func hooksRan(_ event: HooksRan) { record("hooks \(event.key)") }
+            func instanceReused(_ event: InstanceReused) { record("reused \(event.key)") }
+            func instanceReleased(_ event: InstanceReleased) { record("released \(event.key)") }
+        }
+        let container = Container()
+        container.register(Food.self) { _ in Food() }
+        container.register(Lamp.self) { _ in Lamp() }
+            .initCompleted { r, lamp in lamp.food = try r.resolve(Food.self) }
+        container.register(Bowl.self) { r in Bowl(food: try r.resolve()) }.inObjectScope(.permanent)
+        let observer = ResolvingEverywhere(container)
+        container.addObserver(observer)
+
+        _ = try container.resolve(Lamp.self)
+        _ = try container.resolve(Bowl.self)
+        _ = try container.resolve(Bowl.self)
+        container.close()
+
+        let events = observer.lock.holding { observer.events }
+        #expect(
+            events == [
+                "start Lamp", "built Lamp", "built Food", "hooks Lamp", "finish Lamp",
+                "start Bowl", "built Food", "built Bowl", "finish Bowl",
+                "start Bowl", "reused Bowl", "finish Bowl",
+                "released Bowl",
+            ])
+        #expect(observer.lock.holding { observer.resolved } == events.count - 1, "the last, after close, threw")
+    }
+
+    @Test("a resolve in a closed container reports that it began and threw, sync and async")
+    func closedContainer() async throws {
+        let container = kitchenContainer()
+        let recorder = EventLog()
+        container.addObserver(recorder)
+        let child = container.makeChild()
+        child.close()
+        #expect(throws: ResolutionError.self) { try child.resolve(Food.self) }
+        await #expect(throws: ResolutionError.self) { try await child.resolve(Food.self) }
+        #expect(recorder.lines == ["start Food", "finish Food threw", "start Food async", "finish Food threw"])
+        #expect(recorder.finished.allSatisfy { ($0.error as? ResolutionError)?.kind == .containerClosed })
     }
 
     @Test("a slow observer on many threads changes no outcome: one permanent instance, every resolve right")

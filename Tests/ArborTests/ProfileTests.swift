@@ -207,6 +207,25 @@ struct ProfileTests {
         #expect(try profile.entry(Repository.self).count == 1)
     }
 
+    @Test("a resolve from a closed container, or a child of one, is a failure of the profile")
+    func closedContainer() throws {
+        let container = app()
+        let child = container.makeChild()
+        let grandchild = child.makeChild()
+        child.close()
+        let profile = container.profile {
+            _ = try? child.resolve(AppModel.self)
+            _ = try? grandchild.resolve(Repository.self)
+            _ = try? child.resolve(AppModel.self)  // the second time from the thread's look-up cache
+        }
+        #expect(
+            profile.failures.map(\.key) == [
+                ServiceKey(AppModel.self), ServiceKey(Repository.self), ServiceKey(AppModel.self),
+            ])
+        #expect(profile.failures.allSatisfy { ($0.error as? ResolutionError)?.kind == .containerClosed })
+        #expect(profile.description.contains("the container was closed"))
+    }
+
     @Test("the text fits 100 columns, long type names and paths included")
     func textWidth() throws {
         typealias Long = Namespace.AVeryLongTypeNameThatSomeAppsReallyUseForTheirServicesAndThatNeedsClipping

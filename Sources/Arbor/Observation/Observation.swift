@@ -31,7 +31,7 @@ final class Observation {
         self.isAsync = isAsync
         started = .now
         let event = ResolveStarted(key: key, container: container, resolve: resolve, isAsync: isAsync, time: started)
-        for observer in observers { observer.resolveStarted(event) }
+        Self.report { for observer in observers { observer.resolveStarted(event) } }
     }
 
     @inline(never)
@@ -39,7 +39,7 @@ final class Observation {
         let event = ResolveFinished(
             key: key, container: container, resolve: resolve, isAsync: isAsync, started: started,
             duration: started.duration(to: .now), error: error)
-        for observer in observers { observer.resolveFinished(event) }
+        Self.report { for observer in observers { observer.resolveFinished(event) } }
     }
 
     /// A factory is called, or an instance's hooks begin.
@@ -64,7 +64,7 @@ final class Observation {
             key: key, scope: scope, keeper: keeper, depth: depth, path: path, resolve: resolve, isAsync: isAsync,
             started: started, factoryDuration: started.duration(to: .now),
             boxedInstance: UncheckedSendable(instance), storage: storage)
-        for observer in observers { observer.instanceBuilt(event) }
+        Self.report { for observer in observers { observer.instanceBuilt(event) } }
     }
 
     /// The hooks of an instance of `entry` ran (or one threw).
@@ -74,7 +74,7 @@ final class Observation {
         let event = HooksRan(
             key: entry.key, scope: entry.scope, depth: depth, resolve: resolve, isAsync: isAsync, started: started,
             duration: started.duration(to: .now))
-        for observer in observers { observer.hooksRan(event) }
+        Self.report { for observer in observers { observer.hooksRan(event) } }
     }
 
     @inline(never)
@@ -82,7 +82,28 @@ final class Observation {
         let event = InstanceReused(
             key: entry.key, scope: entry.scope, depth: depth, resolve: resolve, isAsync: isAsync, source: source,
             time: .now)
-        for observer in observers { observer.instanceReused(event) }
+        Self.report { for observer in observers { observer.instanceReused(event) } }
+    }
+
+    /// Runs `body`, which hands an event to the observers, with the thread marked as reporting: a resolve an observer
+    /// makes meanwhile is a resolution of its own that no observer sees. Otherwise an observer that resolves in
+    /// `resolveStarted` would be told of its own resolve, and resolve again, until the stack ran out.
+    ///
+    /// Reads the thread's context without retaining it (the thread keeps it): retained, it cost an observed
+    /// graph_10 2.8% (measured; 0.9% this way).
+    static func report(_ body: () -> Void) {
+        let context =
+            ThreadLocalSlot.context.object(as: ThreadContext.self)
+            ?? Unretained(ThreadContext.current, retainedInChecks: false)
+        let outer = context.withObject { $0.isReporting }
+        context.withObject { $0.isReporting = true }
+        defer { context.withObject { $0.isReporting = outer } }
+        body()
+    }
+
+    /// Whether observers are handling an event on this thread (``report(_:)``).
+    static var isReporting: Bool {
+        ThreadLocalSlot.context.object(as: ThreadContext.self)?.withObject { $0.isReporting } ?? false
     }
 
     /// Tells the observers of the container that released an instance, if any, after its synchronous hooks ran.
@@ -91,6 +112,6 @@ final class Observation {
         guard let watchers = released.watchers else { return }
         let event = InstanceReleased(
             key: watchers.key, boxedInstance: UncheckedSendable(released.value.asAny), time: .now)
-        for observer in watchers.observers { observer.instanceReleased(event) }
+        report { for observer in watchers.observers { observer.instanceReleased(event) } }
     }
 }

@@ -23,11 +23,13 @@
 /// outside Arbor's locks: a resolve's events come before the resolve returns, a release's while `close()` (or the
 /// reset that releases) runs. Resolves on several threads report at once, so an observer that keeps state guards it.
 ///
-/// **What an observer may do.** Anything quick: count, record, log, start a trace span. It may resolve from a
-/// container — that is a resolution of its own, not part of the one it observes. It must not block waiting for another
-/// thread's resolve (that thread may wait for this one), and should not take long: the resolve waits for it, and
-/// while observers are attached every resolve takes the general path instead of the fast one
-/// (<doc:SeeingWhatTheContainerDoes> has what observing costs). Nothing an observer does can change a resolution's outcome.
+/// **What an observer may do.** Anything quick: count, record, log, start a trace span. It may resolve from a container
+/// — that is a resolution of its own, not part of the one it observes, and no observer is told of it (an observer that
+/// resolves in ``resolveStarted(_:)`` would otherwise set itself off again). It must not block waiting for another
+/// thread's resolve (that thread may wait for this one), and should not take long: the resolve waits for it, and while
+/// observers are attached every resolve takes the general path instead of the fast one
+/// (<doc:SeeingWhatTheContainerDoes> has what observing costs). Nothing an observer does can change a resolution's
+/// outcome.
 public protocol ResolutionObserver: AnyObject, Sendable {
     /// A top-level `resolve` began (from a container, or from a resolver used outside its resolution).
     func resolveStarted(_ event: ResolveStarted)

@@ -224,7 +224,7 @@ extension Resolution {
         in container: Container
     ) throws -> (found: Found?, depthLimit: Int, diagnostics: Diagnostics?) {
         if let hit = withCache({ $0.hit(key, in: container) }) {
-            if hit.isClosed { throw ResolutionError.closed(key, resolvingIn: container) }
+            if hit.isClosed { throw closedError(key, in: container, diagnostics: hit.diagnostics) }
             return (hit.found, hit.depthLimit, hit.diagnostics)
         }
         // A container with nothing of its own for the key and a new container's settings — a request's child, for
@@ -236,13 +236,24 @@ extension Resolution {
         {
             return (hit.found, Registry.defaultDepthLimit, nil)
         }
-        return try withCache { cache in
+        let (found, depthLimit, diagnostics, isClosed) = withCache { cache in
             let lookup = container.lookupForResolution(key, cache: cache)
-            if lookup.isClosed { throw ResolutionError.closed(key, resolvingIn: container) }
-            if let found = lookup.found {
+            if !lookup.isClosed, let found = lookup.found {
                 cache.store(key, in: container, version: lookup.version, found: found, lookup: lookup)
             }
-            return (lookup.found, lookup.depthLimit, lookup.diagnostics)
+            return (lookup.found, lookup.depthLimit, lookup.diagnostics, lookup.isClosed)
         }
+        if isClosed { throw closedError(key, in: container, diagnostics: diagnostics) }
+        return (found, depthLimit, diagnostics)
+    }
+
+    /// `.containerClosed` for a top-level resolve of `key` in `container`; observers of the container, if any, see
+    /// the resolve begin and fail, as they see every other failure. Out of line, like the error itself.
+    @inline(never)
+    func closedError(_ key: ServiceKey, in container: Container, diagnostics: Diagnostics?) -> any Error {
+        let error = ResolutionError.closed(key, resolvingIn: container)
+        guard let diagnostics, !diagnostics.observers.isEmpty else { return error }
+        begin(key, in: container, maxDepth: Registry.defaultDepthLimit, diagnostics: diagnostics)
+        return failed(error)
     }
 }

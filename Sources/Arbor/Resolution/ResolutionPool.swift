@@ -16,6 +16,9 @@ final class ThreadContext {
     /// An idle `async` resolution, for the next top-level `async` resolve that starts on this thread
     /// (``AsyncResolutionPool``).
     @exclusivity(unchecked) var idleAsync: Resolution?
+    /// Whether observers are handling an event on the thread now: a resolve they make meanwhile is not observed
+    /// (``Observation/report(_:)``).
+    @exclusivity(unchecked) var isReporting = false
     /// The lowest stack address a resolution may nest at on this thread: the bottom of the thread's stack plus
     /// ``stackMargin``; 0 where the system does not tell (see ``Resolution/enter(_:key:depth:)``).
     let stackLimit = StackLimit.ofCurrentThread(margin: ThreadContext.stackMargin)

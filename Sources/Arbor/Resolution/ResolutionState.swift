@@ -181,8 +181,9 @@ extension Resolution {
         }
         if let diagnostics {
             state.value.diagnostics = diagnostics  // `finish()` left it nil.
-            // Once the resolution is active: an observer that resolves starts a resolution of its own.
-            if !diagnostics.observers.isEmpty { beginObservation(key, in: container) }
+            // Once the resolution is active: an observer that resolves starts a resolution of its own, which no
+            // observer sees (`Observation.report`).
+            if !diagnostics.observers.isEmpty, !Observation.isReporting { beginObservation(key, in: container) }
         }
     }
 
