@@ -115,7 +115,35 @@ private struct Broken: Error {}
         #expect(holder == ServiceKey(Loader.self))
         #expect(captive.path == [ServiceKey(Loader.self), ServiceKey(Cache.self)])
         #expect(report.description.contains("captured by the permanent Loader"))
+        #expect(report.description.contains("though it is weak-scoped."))
         #expect(report.problems.count == 1)
+    }
+
+    /// A per-container service kept by a permanent one: the advice is to make the holder per-container or to pass the
+    /// service where it is used. A `Provider` the holder keeps resolves where the holder was built, so the report does
+    /// not offer it.
+    @Test func aPerContainerServiceCapturedByAPermanentOneGetsAdviceThatWorks() throws {
+        let app = Container()
+        app.register(Cache.self) { _ in Cache() }.inObjectScope(.perContainer)
+        app.register(Loader.self) { r in Loader(cache: try r.resolve()) }.inObjectScope(.permanent)
+        let text = app.validate().description
+        #expect(text.contains("Cache is captured by Loader, which every container shares"))
+        #expect(text.contains("Make Loader per-container too, or pass Cache to Loader's methods"))
+        #expect(text.contains("it hands every container the same one"))
+
+        // Why: a Provider kept by the permanent service resolves where the service was built, in the container that
+        // registered it: the app's one Cache, for every container.
+        final class ProvidedLoader: Sendable {
+            let caches: Provider<Cache>
+            init(caches: Provider<Cache>) { self.caches = caches }
+        }
+        app.register(ProvidedLoader.self) { r in ProvidedLoader(caches: try r.resolve()) }.inObjectScope(.permanent)
+        let first = app.makeChild()
+        let second = app.makeChild()
+        let loader = try first.resolve(ProvidedLoader.self)
+        #expect(try loader.caches.instance === app.resolve(Cache.self))
+        #expect(try loader.caches.instance !== first.resolve(Cache.self))
+        #expect(try loader.caches.instance !== second.resolve(Cache.self))
     }
 
     @Test func aPermanentRegisteredInARequestChildDoesNotKeepAWeakServiceForGood() throws {
@@ -253,6 +281,7 @@ private struct Broken: Error {}
         }
         #expect(holder == ServiceKey(Loader.self))
         #expect(captive.path == [ServiceKey(Loader.self), ServiceKey(Cache.self)])
+        #expect(report.description.contains("though it is marked short-lived."))
         // Resolving a short-lived service at the top level, or from another transient, is fine.
         container.register(Loader.self) { r in Loader(cache: try r.resolve()) }.inObjectScope(.transient)
         #expect(container.validate().isValid)

@@ -29,8 +29,8 @@ public struct ValidationReport: Sendable, CustomStringConvertible {
         public let kind: Kind
         /// The services being built when it showed, outermost first.
         public let path: [ServiceKey]
-        /// For a captive dependency: whether the captive is per-container (else weak or short-lived).
-        var capturesPerContainer = false
+        /// For a captive dependency: why the captive must not be kept.
+        var captive = CaptiveKind.perContainer
 
         /// The problem for a person: what failed and the path, with a hint.
         public var description: String {
@@ -39,22 +39,24 @@ public struct ValidationReport: Sendable, CustomStringConvertible {
                 let indented = error.description.split(separator: "\n", omittingEmptySubsequences: false)
                     .map { "  \($0)" }.joined(separator: "\n")
                 return "✗ \(key) does not resolve:\n\(indented)"
-            case .captiveDependency(let holder) where capturesPerContainer:
+            case .captiveDependency(let holder) where captive == .perContainer:
                 let captive = path.last.map(\.description) ?? "?"
                 return """
                     ✗ \(captive) is captured by \(holder), which every container shares, though \(captive) is \
                     per-container: \(holder) keeps the instance of the first container that resolved it.
                       path: \(ResolutionError.describe(path))
-                      Let \(holder) take a Provider<…> of it and resolve one in each container, or make \(holder) \
-                    per-container too.
+                      Make \(holder) per-container too, or pass \(captive) to \(holder)'s methods from code that \
+                    has the container at hand (a request's handler). A Provider<…> that \(holder) keeps resolves where \
+                    \(holder) was built, so it hands every container the same one.
                     """
             case .captiveDependency(let holder):
-                let captive = path.last.map(\.description) ?? "?"
+                let captiveKey = path.last.map(\.description) ?? "?"
+                let why = captive == .weak ? "it is weak-scoped" : "it is marked short-lived"
                 return """
-                    ✗ \(captive) is captured by the permanent \(holder), which keeps it alive for good, though it is \
-                    weak-scoped or short-lived.
+                    ✗ \(captiveKey) is captured by the permanent \(holder), which keeps it alive for good, though \
+                    \(why).
                       path: \(ResolutionError.describe(path))
-                      Let \(holder) take a Provider<…> of it and resolve one when needed, or give \(captive) a \
+                      Let \(holder) take a Provider<…> of it and resolve one when needed, or give \(captiveKey) a \
                     longer-lived scope.
                     """
             case .releaseHooksNeverRun(let scope):
@@ -250,10 +252,10 @@ extension Container {
             for captive in observer.takeCaptives() {
                 // A permanent registered in a child lives as long as that child (a request, a session), not for
                 // good: what it keeps alive goes with the child.
-                if !captive.isPerContainer, registeredInAChild(captive.holder) { continue }
+                if captive.kind != .perContainer, registeredInAChild(captive.holder) { continue }
                 var problem = ValidationReport.Problem(
                     key: key, kind: .captiveDependency(holder: captive.holder), path: captive.path)
-                problem.capturesPerContainer = captive.isPerContainer
+                problem.captive = captive.kind
                 problems.append(problem)
             }
         }
@@ -337,7 +339,7 @@ final class ValidationObserver: @unchecked Sendable {
     struct Captive {
         let holder: ServiceKey
         let path: [ServiceKey]
-        let isPerContainer: Bool
+        let kind: CaptiveKind
     }
 
     private struct State {
@@ -364,10 +366,10 @@ final class ValidationObserver: @unchecked Sendable {
         }
     }
 
-    func recordCaptive(_ key: ServiceKey, heldBy holder: ServiceKey, path: [ServiceKey], isPerContainer: Bool) {
+    func recordCaptive(_ key: ServiceKey, heldBy holder: ServiceKey, path: [ServiceKey], kind: CaptiveKind) {
         state.withLock { state in
             guard state.seenCaptives.insert([holder, key]).inserted else { return }
-            state.captives.append(Captive(holder: holder, path: path, isPerContainer: isPerContainer))
+            state.captives.append(Captive(holder: holder, path: path, kind: kind))
         }
     }
 
@@ -387,4 +389,14 @@ extension String {
     fileprivate func replacingAll(_ target: String, with replacement: String) -> String {
         split(separator: target, omittingEmptySubsequences: false).joined(separator: replacement)
     }
+}
+
+/// Why a captive dependency must not be kept by its holder.
+enum CaptiveKind: Sendable {
+    /// Per-container: its holder, shared by every container, keeps the first container's.
+    case perContainer
+    /// Weak-scoped: a permanent holder keeps it alive for good.
+    case weak
+    /// Marked ``Registration/shortLived()``: a permanent holder keeps it alive for good.
+    case shortLived
 }

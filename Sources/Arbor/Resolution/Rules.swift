@@ -186,7 +186,8 @@ extension Resolution {
         let holds: (ObjectScope.Storage) -> Bool = { $0 == .strong || (isPerContainer && $0 == .weak) }
         let holder = building.last(where: { holds($0.storage) })?.key ?? (holds(hookStorage) ? hookPath.last : nil)
         if let holder {
-            observer.recordCaptive(key, heldBy: holder, path: path(endingWith: key), isPerContainer: isPerContainer)
+            let kind: CaptiveKind = isPerContainer ? .perContainer : scope.storage == .weak ? .weak : .shortLived
+            observer.recordCaptive(key, heldBy: holder, path: path(endingWith: key), kind: kind)
         }
     }
 }
