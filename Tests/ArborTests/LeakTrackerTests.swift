@@ -238,6 +238,82 @@ private func arrows(_ leak: Leak) -> [String] {
         #expect(tracker.liveInstanceCount == 1, "the permanent logger is alive, kept by the root")
     }
 
+    /// What a permanent service of the app was built with — the graph-scoped dependencies its factory resolved, and
+    /// what its hooks resolved — lives as long as the service: not a leak of the test that happened to build it first.
+    @Test func whatAPermanentServiceOfTheAppWasBuiltWithIsNotReported() throws {
+        let root = Container()
+        root.register(Fixture.Logger.self) { _ in Fixture.Logger() }
+        root.register(Fixture.Presenter.self) { _ in Fixture.Presenter() }
+        root.register(Fixture.Screen.self) { r in Fixture.Screen(logger: try r.resolve(), presenter: try r.resolve()) }
+            .inObjectScope(.permanent)
+        root.register(Fixture.Controller.self) { _ in Fixture.Controller() }
+            .inObjectScope(.permanent)
+            .initCompleted { r, controller in controller.analytics = try r.resolve() }
+        root.register(Fixture.Analytics.self) { _ in Fixture.Analytics() }
+        let child = root.makeChild()
+        let tracker = LeakTracker(child)
+
+        let screen = try alive { try child.resolve(Fixture.Screen.self) }
+        let controller = try alive { try child.resolve(Fixture.Controller.self) }
+
+        #expect(screen.object != nil && controller.object != nil, "the root keeps them")
+        let report = tracker.check()
+        #expect(report.isClean, "\(report)")
+        #expect(report.trackedCount == 5, "the screen, its logger and presenter, the controller and its analytics")
+
+        // Once the root no longer keeps the screen, what it was built with is checked like anything else.
+        let logger = try #require(screen.object?.logger)
+        root.resetObjectScope(.permanent)
+        #expect(tracker.check().leaks.map(\.typeName) == ["Logger"])
+        withExtendedLifetime(logger) {}
+    }
+
+    /// A permanent service registered in the tracked container is kept only until the container closes; then what it
+    /// was built with is checked too.
+    @Test func whatAPermanentServiceOfAClosedChildWasBuiltWithIsReportedIfAlive() throws {
+        let root = Container()
+        root.register(Fixture.Logger.self) { _ in Fixture.Logger() }
+        root.register(Fixture.Presenter.self) { _ in Fixture.Presenter() }
+        let child = root.makeChild()
+        child.register(Fixture.Screen.self) { r in Fixture.Screen(logger: try r.resolve(), presenter: try r.resolve()) }
+            .inObjectScope(.permanent)
+        let tracker = LeakTracker(child)
+        let logger = try child.resolve(Fixture.Screen.self).logger
+        #expect(tracker.check().isClean, "the child keeps the screen, which keeps the logger")
+
+        child.close()
+        #expect(tracker.check().leaks.map(\.typeName) == ["Logger"])
+        withExtendedLifetime(logger) {}
+    }
+
+    /// A weak service of the app is shared with whoever else resolves it — another test, running in parallel — so one
+    /// that is alive is not the tracked test's leak; one the tracked container registers itself is.
+    @Test func aWeakServiceOfTheAppThatOthersHoldIsNotReported() throws {
+        let root = Container()
+        root.register(Fixture.Cache.self) { _ in Fixture.Cache() }.inObjectScope(.weak)
+        root.register(Fixture.Session.self) { _ in Fixture.Session() }
+        let test = root.makeChild()
+        let otherTest = root.makeChild()
+        let tracker = LeakTracker(test)
+
+        // The test builds it; the other test, resolving it meanwhile, still holds it when this one checks.
+        let heldByTheOtherTest: Fixture.Cache
+        do {
+            let cache = try test.resolve(Fixture.Cache.self)
+            heldByTheOtherTest = try otherTest.resolve(Fixture.Cache.self)
+            #expect(cache === heldByTheOtherTest)
+        }
+        let report = tracker.check()
+        #expect(report.isClean, "\(report)")
+        #expect(report.trackedCount == 1)
+        withExtendedLifetime(heldByTheOtherTest) {}
+
+        test.register(Fixture.Session.self) { _ in Fixture.Session() }.inObjectScope(.weak)
+        let session = try test.resolve(Fixture.Session.self)
+        #expect(tracker.check().leaks.map(\.typeName) == ["Session"], "the test's own weak registration")
+        withExtendedLifetime(session) {}
+    }
+
     @Test func instancesCreatedBeforeTheTrackerAreNotTracked() throws {
         let container = strongCycleContainer()
         let before = try alive { try container.resolve(Fixture.Parent.self) }

@@ -270,7 +270,7 @@ extension SoloBuildTests {
         if awaiting { node = try await child.resolve(SBNode.self) } else { node = try resolveSynchronously(child) }
         #expect(node.label == "closing")
         #expect(releases.value == 1, "the instance built while its container closed is released at once")
-        #expect(storage(of: nil, in: child)?.keeps(node) == false)
+        #expect(storage(of: nil, in: child)?.holds(node) == false)
         #expect(throws: ResolutionError.self) { try child.resolve(SBNode.self) }
     }
 

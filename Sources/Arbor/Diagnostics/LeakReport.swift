@@ -47,7 +47,7 @@ public struct LeakReport: Sendable, CustomStringConvertible {
         self.trackedCount = trackedCount
     }
 
-    /// Whether no tracked instance is still alive, apart from those a permanent registration keeps.
+    /// Whether no tracked instance is still alive, apart from those that are not leaks (``LeakTracker/check()``).
     public var isClean: Bool { leaks.isEmpty }
 
     /// The leaks, alike ones together: the largest groups first, groups of one size in the order their first leak was

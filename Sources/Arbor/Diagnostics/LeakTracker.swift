@@ -12,13 +12,13 @@ internal import ArborPrimitives
 /// #expect(report.isClean, "\(report)")
 /// ```
 ///
-/// A tracker records every class instance that factories create in resolutions that start in its container or
-/// in a descendant, from the moment it is made, on any thread, including instances created in `initCompleted`
-/// hooks. ``check()`` lists the recorded instances that are still alive, apart from those a permanent (or other
-/// strongly held) registration keeps, and for each one the stored properties that point at other leaked
-/// instances, so a strong parent ↔ child cycle reads as `Parent.child → Child` and `Child.parent → Parent`.
-/// Reflection cannot tell a `weak` property from a strong one, so a weak back reference to a leaked instance is
-/// listed too: the report is a map of who points at whom, and the strong edges among them hold the cycle.
+/// A tracker records every class instance that factories create in resolutions that start in its container or in a
+/// descendant, from the moment it is made, on any thread, including instances created in `initCompleted` hooks.
+/// ``check()`` lists the recorded instances that are still alive, apart from those a container holds for good (see
+/// ``check()``), and for each one the stored properties that point at other leaked instances, so a strong parent ↔
+/// child cycle reads as `Parent.child → Child` and `Child.parent → Parent`. Reflection cannot tell a `weak` property
+/// from a strong one, so a weak back reference to a leaked instance is listed too: the report is a map of who points at
+/// whom, and the strong edges among them hold the cycle.
 ///
 /// A tracker made on a child sees only the child's subtree; several trackers can watch the same container.
 /// A tracker is a ``ResolutionObserver`` of the container (it sees ``ResolutionObserver/instanceBuilt(_:)``), added
@@ -29,6 +29,9 @@ public final class LeakTracker: @unchecked Sendable {
     private let records = Protected.make(Records())
     /// What the container holds: a weak reference back, so dropping the tracker stops the tracking.
     private let recorder: Recorder
+
+    /// How many of the last records a new one is compared with (``append(_:)``).
+    private static let lookBack = 4096
 
     private struct Records {
         var all: [Record] = []
@@ -43,9 +46,25 @@ public final class LeakTracker: @unchecked Sendable {
         let key: ServiceKey
         let scope: ObjectScope
         let path: [ServiceKey]
+        let resolve: ResolveID
+        /// The registration that holds the instance, if it is one whose instances are not a leak while it holds them.
+        let holder: Holder?
+        /// The nearest instance above it in the same resolve's path that such a registration holds: it was built for
+        /// that one, which keeps it (a permanent service's graph-scoped dependencies, say).
+        var builtFor: Holder?
+    }
+
+    /// A registration's hold on an instance, checked when the tracker checks.
+    struct Holder {
+        weak var object: AnyObject?
         weak var storage: InstanceStorage?
         /// The container that owns `storage`: checking the storage needs its lock, which lives as long as it.
         weak var owner: Container?
+
+        var holds: Bool {
+            guard let object, let storage, let owner else { return false }
+            return withExtendedLifetime(owner) { storage.holds(object) }
+        }
     }
 
     /// Starts recording what factories create in resolutions that start in `container` or a descendant.
@@ -74,19 +93,23 @@ public final class LeakTracker: @unchecked Sendable {
         records.withLock { $0.all.reduce(0) { $0 + ($1.object == nil ? 0 : 1) } }
     }
 
-    /// Lists the recorded instances that are still alive, apart from those a permanent registration keeps.
+    /// Lists the recorded instances that are still alive, apart from those a container holds for good.
     ///
-    /// Call it after the code under test has dropped its references. An instance that its permanent
-    /// registration no longer keeps (after `resetObjectScope`) but that is still alive is a leak.
+    /// Call it after the code under test has dropped its references. Not leaks, while their container holds them:
+    /// - the instances of permanent (and other strong) registrations, and per-container ones;
+    /// - what such an instance was built with: the graph-scoped dependencies its factory resolved, and what its
+    ///   `initCompleted` hooks resolved, which it keeps, whichever resolve built it first;
+    /// - the instances of a weak registration of a container outside the tracked one's subtree (the app's), which
+    ///   others — another test, running in parallel — share.
+    ///
+    /// An instance that its registration no longer keeps (after `resetObjectScope`, or once its container closed)
+    /// but that is still alive is a leak, and so is what it was built with.
     public func check() -> LeakReport {
         let (snapshot, total) = records.withLock { ($0.all, $0.total) }
         var alive: [(record: Record, object: AnyObject)] = []
         for record in snapshot {
             guard let object = record.object else { continue }
-            if let owner = record.owner, let storage = record.storage {
-                let kept = withExtendedLifetime(owner) { storage.keeps(object) }
-                if kept { continue }
-            }
+            if record.holder?.holds == true || record.builtFor?.holds == true { continue }
             alive.append((record, object))
         }
         var leakedKeys: [ObjectIdentifier: Int] = [:]
@@ -118,16 +141,40 @@ public final class LeakTracker: @unchecked Sendable {
 
     private func record(_ event: InstanceBuilt) {
         guard let resolved = object(in: event.instance) else { return }
-        // Kept for good: a permanent (or strong custom-scope) instance, or a per-container one.
-        let storage = event.scope.storage == .weak ? nil : event.storage
+        var holder: Holder?
+        if let storage = event.storage, let keeper = event.keeper {
+            // A permanent (or strong custom-scope) instance, or a per-container one, while its container keeps it.
+            // A weak one only when a container outside the tracked subtree holds it: the app's, which other tests
+            // share, so one test's reference is not another's leak.
+            if event.scope.storage != .weak || !isInTrackedSubtree(keeper) {
+                holder = Holder(object: resolved, storage: storage, owner: keeper)
+            }
+        }
         append(
             Record(
-                object: resolved, key: event.key, scope: event.scope, path: event.path, storage: storage,
-                owner: storage == nil ? nil : event.keeper))
+                object: resolved, key: event.key, scope: event.scope, path: event.path, resolve: event.resolve,
+                holder: holder))
+    }
+
+    private func isInTrackedSubtree(_ keeper: Container) -> Bool {
+        sequence(first: keeper, next: \.parent).contains { $0 === container }
     }
 
     private func append(_ record: Record) {
         records.withLock { records in
+            var record = record
+            // What a held instance was built with: its factory's dependencies come before it (their factories return
+            // first), what its hooks resolve after it. Among the last records only, so that recording stays quick
+            // in a long test: a resolve's records are together, but for those of resolves running at the same time.
+            for index in records.all.indices.suffix(Self.lookBack).reversed()
+            where records.all[index].resolve == record.resolve {
+                let other = records.all[index]
+                if let holder = record.holder, other.builtFor == nil, other.path.starts(below: record.path) {
+                    records.all[index].builtFor = holder
+                } else if record.builtFor == nil, let holder = other.holder, record.path.starts(below: other.path) {
+                    record.builtFor = holder
+                }
+            }
             records.all.append(record)
             records.total += 1
             if records.all.count >= records.pruneAt {
@@ -184,5 +231,12 @@ public final class LeakTracker: @unchecked Sendable {
     private static func propertyName(_ label: String) -> String {
         let lazyPrefix = "$__lazy_storage_$_"
         return label.hasPrefix(lazyPrefix) ? String(label.dropFirst(lazyPrefix.count)) : label
+    }
+}
+
+extension [ServiceKey] {
+    /// Whether this path goes through `path` and further: it is a service built under the one at the end of `path`.
+    fileprivate func starts(below path: [ServiceKey]) -> Bool {
+        count > path.count && starts(with: path)
     }
 }

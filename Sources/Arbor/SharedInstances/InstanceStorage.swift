@@ -207,11 +207,15 @@ final class InstanceStorage: @unchecked Sendable {
         throw NotHeld()
     }
 
-    /// Whether the storage keeps `object` strongly: the instance of a permanent (or other strong) registration.
-    func keeps(_ instance: AnyObject) -> Bool {
+    /// Whether the storage holds `instance` now: keeps it, for a permanent (or other strong) registration, or shares
+    /// it while it lives, for a weak one.
+    func holds(_ instance: AnyObject) -> Bool {
         withLock {
-            guard case .holding = state, retention == .strong, let value else { return false }
-            return value.object === instance
+            guard case .holding = state else { return false }
+            switch retention {
+            case .strong: return value?.object === instance
+            case .weak: return weakObject === instance
+            }
         }
     }
 
