@@ -361,6 +361,35 @@ private func arrows(_ leak: Leak) -> [String] {
         #expect(tracker.check().isClean)
     }
 
+    /// A closure property that captures its own object is a cycle reflection cannot see into: the report names the
+    /// property and says to capture weakly. A `nil` closure property is not named.
+    @Test func aClosureThatCapturesItsObjectIsNamedInTheReport() throws {
+        final class Ticker {
+            var count = 0
+            var onTick: (() -> Void)?
+            var onStop: (() -> Void)?
+            func start() { onTick = { self.count += 1 } }
+        }
+        let container = Container()
+        container.register(Ticker.self) { _ in Ticker() }
+        let tracker = LeakTracker(container)
+
+        let ticker = try alive {
+            let ticker = try container.resolve(Ticker.self)
+            ticker.start()
+            return ticker
+        }
+
+        #expect(ticker.object != nil, "its closure keeps it")
+        let report = tracker.check()
+        #expect(report.leaks.map(\.closureProperties) == [["Ticker.onTick"]])
+        #expect(report.description.contains("  Ticker.onTick holds a closure"))
+        #expect(report.description.contains("Ticker.onTick holds a closure: one that captures its own object strongly"))
+        #expect(report.description.contains("`{ [weak self] in … }`"))
+        ticker.object?.onTick = nil
+        #expect(tracker.check().isClean)
+    }
+
     @Test func graphInstanceKeptByAPermanentServiceIsReportedButTheServiceIsNot() throws {
         let container = Container()
         container.register(Fixture.EventBus.self) { _ in Fixture.EventBus() }.inObjectScope(.permanent)

@@ -108,6 +108,15 @@ public struct LeakReport: Sendable, CustomStringConvertible {
             lines.append(
                 "Something outside these objects still holds them: a global, a cache, a closure or a test variable.")
         }
+        let closures = shown.prefix(Self.printedGroupLimit).flatMap(\.leak.closureProperties)
+        if !closures.isEmpty {
+            let names =
+                closures.count == 1
+                ? closures[0] : "\(closures.dropLast().joined(separator: ", ")) and \(closures.last!)"
+            lines.append(
+                "\(names) hold\(closures.count == 1 ? "s" : "") a closure: one that captures its own object strongly "
+                    + "(`self`) is a retain cycle too. Capture it weakly: `{ [weak self] in … }`.")
+        }
         return lines.joined(separator: "\n")
     }
 }
@@ -134,6 +143,9 @@ public struct Leak: Sendable, Hashable, CustomStringConvertible {
     public let typeName: String
     /// The stored properties that point at other leaked instances.
     public let references: [Reference]
+    /// The stored properties that hold a closure, `Type.property`: one that captures the instance strongly (`self`)
+    /// keeps it alive, a retain cycle that reflection cannot see into.
+    public let closureProperties: [String]
 
     /// The leaked type, its scope, the path that created it, and one line per reference to another leak.
     public var description: String {
@@ -141,6 +153,9 @@ public struct Leak: Sendable, Hashable, CustomStringConvertible {
         lines.append("  created by: \(ResolutionError.describe(path))")
         for reference in references {
             lines.append("  \(reference.property) → \(reference.targetTypeName)")
+        }
+        for property in closureProperties {
+            lines.append("  \(property) holds a closure")
         }
         return lines.joined(separator: "\n")
     }

@@ -127,7 +127,8 @@ public final class LeakTracker: @unchecked Sendable {
             leaks.append(
                 Leak(
                     key: item.record.key, scope: item.record.scope, path: item.record.path,
-                    typeName: String(describing: type(of: item.object)), references: references))
+                    typeName: String(describing: type(of: item.object)), references: references,
+                    closureProperties: Self.closureProperties(of: item.object)))
         }
         return LeakReport(leaks: leaks, trackedCount: total)
     }
@@ -196,6 +197,27 @@ public final class LeakTracker: @unchecked Sendable {
             for child in current.children {
                 guard let label = child.label else { continue }
                 collect(child.value, path: "\(typeName).\(Self.propertyName(label))", into: &found, depth: 0)
+            }
+            mirror = current.superclassMirror
+        }
+        return found
+    }
+
+    /// The stored properties of `object` that hold a closure (or an optional one), as `Type.property`.
+    static func closureProperties(of object: AnyObject) -> [String] {
+        var found: [String] = []
+        var mirror: Mirror? = Mirror(reflecting: object)
+        let typeName = String(describing: type(of: object))
+        while let current = mirror {
+            for child in current.children {
+                guard let label = child.label else { continue }
+                // A function type prints as `(…) -> …`, and so does an optional one inside `Optional<…>`; a `nil`
+                // one holds nothing.
+                let value = Mirror(reflecting: child.value)
+                if value.displayStyle == .optional, value.children.isEmpty { continue }
+                if String(describing: type(of: child.value)).contains(" -> ") {
+                    found.append("\(typeName).\(Self.propertyName(label))")
+                }
             }
             mirror = current.superclassMirror
         }
