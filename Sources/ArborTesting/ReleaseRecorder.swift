@@ -21,12 +21,14 @@ public final class ReleaseRecorder: @unchecked Sendable {
     private let lock = NSLock()
     private var names: [String] = []
     private var waiters: [Waiter] = []
-    private var nextWaiter = 0
 
-    private struct Waiter {
-        let id: Int
+    /// One call of ``wait(for:seconds:)``: ended once, by the releases it waits for, its time limit or its task's
+    /// cancellation, whichever comes first. Guarded by the recorder's lock.
+    private final class Waiter: @unchecked Sendable {
         let count: Int
-        let continuation: CheckedContinuation<Bool, Never>
+        var continuation: CheckedContinuation<Bool, Never>?
+        var isOver = false
+        init(count: Int) { self.count = count }
     }
 
     /// Makes an empty recorder.
@@ -58,7 +60,7 @@ public final class ReleaseRecorder: @unchecked Sendable {
             let count = names.count
             let ready = waiters.filter { $0.count <= count }
             waiters.removeAll { $0.count <= count }
-            return ready.map(\.continuation)
+            return ready.compactMap(endLocked)
         }
         for continuation in ready { continuation.resume(returning: true) }
     }
@@ -71,33 +73,52 @@ public final class ReleaseRecorder: @unchecked Sendable {
     /// ```
     ///
     /// It returns as soon as the releases are recorded: `seconds` bounds a test whose releases never come (a
-    /// container left open), and is not a delay.
+    /// container left open), and is not a delay. It also returns `false` at once when its task is cancelled (a test
+    /// past its time limit), unless the releases are there. `seconds` of zero or less only checks;
+    /// `.infinity` waits for as long as it takes.
     public func wait(for count: Int, seconds: Double = 10) async -> Bool {
-        let id = lock.withLock { () -> Int in
-            nextWaiter += 1
-            return nextWaiter
-        }
-        let timeout = Task { [weak self] in
-            try await Task.sleep(nanoseconds: UInt64(seconds * 1_000_000_000))
-            self?.timeOut(id)
-        }
-        defer { timeout.cancel() }
-        return await withCheckedContinuation { continuation in
-            let isDone = lock.withLock { () -> Bool in
-                if names.count >= count { return true }
-                waiters.append(Waiter(id: id, count: count, continuation: continuation))
-                return false
+        let waiter = Waiter(count: count)
+        let timeout: Task<Void, Never>? =
+            seconds == .infinity
+            ? nil
+            : Task { [weak self] in
+                // Whole nanoseconds, at most about 584 years; NaN and less than zero are none.
+                let nanoseconds = seconds > 0 ? UInt64(min(seconds * 1e9, Double(UInt64.max / 2))) : 0
+                try? await Task.sleep(nanoseconds: nanoseconds)
+                if !Task.isCancelled { self?.end(waiter, with: false) }
             }
-            if isDone { continuation.resume(returning: true) }
+        defer { timeout?.cancel() }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let outcome = lock.withLock { () -> Bool? in
+                    if names.count >= count { return true }
+                    if waiter.isOver { return false }  // timed out or cancelled before it got here
+                    waiter.continuation = continuation
+                    waiters.append(waiter)
+                    return nil
+                }
+                if let outcome { continuation.resume(returning: outcome) }
+            }
+        } onCancel: {
+            end(waiter, with: false)
         }
     }
 
-    private func timeOut(_ id: Int) {
-        let waiter = lock.withLock { () -> Waiter? in
-            guard let index = waiters.firstIndex(where: { $0.id == id }) else { return nil }
-            return waiters.remove(at: index)
+    /// Ends `waiter` with `outcome`, unless it is over already.
+    private func end(_ waiter: Waiter, with outcome: Bool) {
+        let continuation = lock.withLock { () -> CheckedContinuation<Bool, Never>? in
+            waiters.removeAll { $0 === waiter }
+            return endLocked(waiter)
         }
-        waiter?.continuation.resume(returning: false)
+        continuation?.resume(returning: outcome)
+    }
+
+    /// Marks `waiter` over and hands back its continuation to resume, if it has one and was not over yet.
+    private func endLocked(_ waiter: Waiter) -> CheckedContinuation<Bool, Never>? {
+        guard !waiter.isOver else { return nil }
+        waiter.isOver = true
+        defer { waiter.continuation = nil }
+        return waiter.continuation
     }
 }
 

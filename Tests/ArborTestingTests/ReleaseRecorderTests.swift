@@ -49,4 +49,37 @@ final class Connection: Sendable {}
         #expect(await releases.wait(for: 2, seconds: 0.05) == false)
         #expect(releases.released == ["only one"])
     }
+
+    /// A time limit of zero or less, or not a number, only checks; `.infinity` has none (the cancellation below ends
+    /// the wait). None of them stops the program.
+    @Test(arguments: [0, -1, -Double.infinity, .nan])
+    func waitWithNoTimeOnlyChecks(seconds: Double) async {
+        let releases = ReleaseRecorder()
+        releases.record("only one")
+        #expect(await releases.wait(for: 1, seconds: seconds))
+        #expect(await releases.wait(for: 2, seconds: seconds) == false)
+    }
+
+    /// A cancelled task stops waiting at once, with `false` — a test past its time limit does not wait out the
+    /// recorder's `seconds` — also when it was cancelled before it began to wait.
+    @Test func aCancelledWaitReturnsFalseAtOnce() async {
+        let releases = ReleaseRecorder()
+        let waiting = Task { await releases.wait(for: 1, seconds: .infinity) }
+        try? await Task.sleep(nanoseconds: 20_000_000)
+        waiting.cancel()
+        #expect(await waiting.value == false)
+
+        let cancelledFirst = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return await releases.wait(for: 1, seconds: 600)
+        }
+        #expect(await cancelledFirst.value == false)
+
+        releases.record("one")
+        let satisfied = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return await releases.wait(for: 1, seconds: 600)
+        }
+        #expect(await satisfied.value, "the releases are there: true, cancelled or not")
+    }
 }
