@@ -153,7 +153,8 @@ public enum ArborTesting {
     /// This is what the framework assertions build on; use it to inspect the report yourself. The body's
     /// references are gone by the time the check runs, except what it returns: return plain values, because a
     /// resolved object that the body returns outlives it, and is reported. Instances an ancestor's permanent
-    /// registrations keep are not leaks. While the body runs, the child is ``current`` and `Container.current`. If
+    /// registrations keep, and what they were built with, are not leaks (``/Arbor/LeakTracker/check()`` lists what
+    /// is not). While the body runs, the child is ``current`` and `Container.current`. If
     /// the body throws, the error propagates and nothing is checked.
     ///
     /// The child is closed when the body returns, before the check, as a test's container ends with the test: what
@@ -193,8 +194,21 @@ public enum ArborTesting {
         isolation: isolated (any Actor)? = #isolation,
         _ body: (Container) async throws -> Value
     ) async rethrows -> (value: Value, report: LeakReport) {
+        let (value, tracker) = try await inChild(of: container, watchedBy: LeakTracker.init, body)
+        return (value, tracker.check())
+    }
+
+    /// Runs `body` with a new child of `container` as the test's container, and closes the child with
+    /// `closeAndWait()` when the body returns or throws. `watch` is called with the child before the body runs (to
+    /// start a ``/Arbor/LeakTracker``, say); what it returned comes back with the body's value.
+    static func inChild<Value, Watcher>(
+        of container: Container,
+        watchedBy watch: (Container) -> Watcher,
+        isolation: isolated (any Actor)? = #isolation,
+        _ body: (Container) async throws -> Value
+    ) async rethrows -> (value: Value, watcher: Watcher) {
         let child = container.makeChild()
-        let tracker = LeakTracker(child)
+        let watcher = watch(child)
         let value: Value
         do {
             value = try await withContainer(child) { try await body(child) }
@@ -203,6 +217,6 @@ public enum ArborTesting {
             throw error
         }
         await child.closeAndWait()
-        return (value, tracker.check())
+        return (value, watcher)
     }
 }

@@ -43,7 +43,7 @@ public func expectNoLeaks<Value>(
     in container: Container,
     sourceLocation: SourceLocation = #_sourceLocation,
     report: (LeakReport, SourceLocation) -> Void = { report, location in
-        Issue.record("\(report)", sourceLocation: location)
+        TestFailure.record("\(report)", at: location)
     },
     _ body: (Container) throws -> Value
 ) rethrows -> Value {
@@ -71,7 +71,7 @@ public func expectNoLeaks<Value>(
     isolation: isolated (any Actor)? = #isolation,
     sourceLocation: SourceLocation = #_sourceLocation,
     report: (LeakReport, SourceLocation) -> Void = { report, location in
-        Issue.record("\(report)", sourceLocation: location)
+        TestFailure.record("\(report)", at: location)
     },
     _ body: (Container) async throws -> Value
 ) async rethrows -> Value {
@@ -135,9 +135,13 @@ public struct ChildContainerTrait: TestTrait, SuiteTrait, TestScoping {
     /// A suite's trait applies to each of its tests.
     public var isRecursive: Bool { true }
 
-    /// Runs one test (or one case of a parameterized test) with a new child of ``parent`` as
-    /// ``ArborTesting/current`` and `Container.current`, after registering the overrides in it; then, if
-    /// ``checksLeaks``, checks for leaks.
+    /// Runs one test (or one case of a parameterized test) with a new child as ``ArborTesting/current`` and
+    /// `Container.current`, after registering the overrides in it; closes the child when the test ends (with
+    /// `closeAndWait()`, so its `async` release hooks have run); and, if ``checksLeaks``, then checks for leaks.
+    ///
+    /// The child is a child of ``parent`` — or, when the test already has a container that descends from ``parent``
+    /// (a suite's trait, and a test's own), of that one, so the test gets both traits' overrides, its own last, and
+    /// the outer trait's leak check covers it too.
     ///
     /// A test that throws is not checked: its error is the failure to fix first.
     public func provideScope(
@@ -145,17 +149,19 @@ public struct ChildContainerTrait: TestTrait, SuiteTrait, TestScoping {
         testCase: Test.Case?,
         performing function: @Sendable () async throws -> Void
     ) async throws {
-        guard checksLeaks else {
-            let child = parent.makeChild()
-            try overrides(child)
-            try await ArborTesting.withContainer(child) { try await function() }
-            return
-        }
-        let (_, leaks) = try await ArborTesting.leakCheck(in: parent) { child in
+        let parent = enclosingContainer ?? self.parent
+        let watch = { (child: Container) in checksLeaks ? LeakTracker(child) : nil }
+        let (_, tracker) = try await ArborTesting.inChild(of: parent, watchedBy: watch) { child in
             try overrides(child)
             try await function()
         }
-        if !leaks.isClean { report(leaks, test.sourceLocation) }
+        if let leaks = tracker?.check(), !leaks.isClean { report(leaks, test.sourceLocation) }
+    }
+
+    /// The test's container already, if it descends from ``parent``: an enclosing trait's child.
+    private var enclosingContainer: Container? {
+        guard let current = ArborTesting.current else { return nil }
+        return sequence(first: current, next: \.parent).contains { $0 === parent } ? current : nil
     }
 }
 

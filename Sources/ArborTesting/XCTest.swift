@@ -38,7 +38,7 @@ public func assertNoLeaks<Value>(
     file: StaticString = #filePath,
     line: UInt = #line,
     report: (LeakReport, StaticString, UInt) -> Void = { report, file, line in
-        XCTFail("\(report)", file: file, line: line)
+        TestFailure.record("\(report)", file: file, line: line)
     },
     _ body: (Container) throws -> Value
 ) rethrows -> Value {
@@ -66,7 +66,7 @@ public func assertNoLeaks<Value>(
     file: StaticString = #filePath,
     line: UInt = #line,
     report: (LeakReport, StaticString, UInt) -> Void = { report, file, line in
-        XCTFail("\(report)", file: file, line: line)
+        TestFailure.record("\(report)", file: file, line: line)
     },
     _ body: (Container) async throws -> Value
 ) async rethrows -> Value {

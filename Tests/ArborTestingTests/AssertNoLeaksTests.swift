@@ -1,5 +1,6 @@
 import Arbor
 import ArborTesting
+import Testing  // for `expectNoLeaks`, called from an XCTest test below
 import XCTest
 
 // `assertNoLeaks` with XCTest: a leaking body fails the test with the report, a clean body passes.
@@ -76,6 +77,26 @@ final class AssertNoLeaksTests: XCTestCase {
         XCTAssertEqual(failure.line, expectedLine)
         Shop.release(leaked.object)
         XCTAssertNil(leaked.object)
+    }
+
+    /// Swift Testing's `expectNoLeaks`, called by mistake in an XCTest test, fails the XCTest test: an issue it
+    /// recorded would go unseen, and the test pass.
+    func testExpectNoLeaksInAnXCTestFailsTheXCTest() throws {
+        var leaked = WeakBox<LeakyView>(nil)
+        var line = 0
+
+        let failures = try failuresRecorded {
+            line = #line + 1
+            try expectNoLeaks(in: Shop.shared) { test in
+                leaked.object = try test.resolve(LeakyView.self)
+            }
+        }
+
+        XCTAssertEqual(failures.count, 1)
+        let failure = try XCTUnwrap(failures.first)
+        XCTAssertTrue(failure.description.contains("LeakyView.presenter → LeakyPresenter"), failure.description)
+        XCTAssertTrue(failure.description.contains("/AssertNoLeaksTests.swift:\(line))"), failure.description)
+        Shop.release(leaked.object)
     }
 
     func testCleanBodyPassesAndReturnsItsValue() throws {

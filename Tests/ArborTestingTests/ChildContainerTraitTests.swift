@@ -183,6 +183,70 @@ import Testing
         #expect(!ran.value)
     }
 
+    /// Without a leak check too, the test's child is closed when the test ends (awaiting its `async` release
+    /// hooks), whether it returns or throws.
+    @Test(arguments: [false, true])
+    func theChildIsClosedWhenTheTestEnds(throwing: Bool) async throws {
+        let app = Shop.makeContainer()
+        let releases = ReleaseRecorder()
+        app.register(Connection.self) { _ in Connection() }.inObjectScope(.perContainer)
+            .onRelease { _ async in await Task.yield() }
+            .recordingReleases(in: releases)
+        let child = Locked<Container?>(nil)
+
+        do {
+            try await run(ChildContainerTrait(parent: app)) {
+                child.value = ArborTesting.container
+                _ = try ArborTesting.container.resolve(Connection.self)
+                if throwing { throw Boom() }
+            }
+            #expect(!throwing)
+        } catch {
+            #expect(throwing && error is Boom)
+        }
+
+        #expect(releases.released == ["Connection"], "closed with closeAndWait: the async hook ran first")
+        #expect(child.value?.isClosed == true)
+    }
+
+    /// A test's trait inside a suite's (or another test's): the test's child is a child of the enclosing one, so
+    /// the test has both sets of overrides, its own winning, and the enclosing leak check covers it.
+    @Test func aTraitInsideAnotherNestsItsChildAndTheOuterLeakCheckCoversIt() async throws {
+        let app = Shop.makeContainer()
+        let reports = Reports<SourceLocation>()
+        let overrides: @Sendable (Container) -> Void = { child in
+            child.register((any PriceService).self) { _ in StubPrices() }
+            child.register(String.self, name: "who") { _ in "suite" }
+        }
+        let suite = ChildContainerTrait(parent: app, checksLeaks: true, overrides: overrides, report: reports.append)
+        let test = ChildContainerTrait(parent: app) { child in
+            child.register(String.self, name: "who") { _ in "test" }
+        }
+        let leaked = Locked<WeakBox<LeakyView>>(WeakBox(nil))
+
+        try await run(suite) {
+            let suiteChild = ArborTesting.container
+            try await run(test) {
+                let testChild = ArborTesting.container
+                #expect(testChild.parent === suiteChild)
+                #expect(try testChild.resolve(Cart.self).prices is StubPrices, "the suite's override")
+                #expect(try testChild.resolve(String.self, name: "who") == "test", "the test's, over the suite's")
+                leaked.value = WeakBox(try testChild.resolve(LeakyView.self))
+            }
+        }
+
+        #expect(reports.all.map { $0.report.leaks.map(\.typeName).sorted() } == [["LeakyPresenter", "LeakyView"]])
+        Shop.release(leaked.value.object)
+
+        // A trait of another app's container does not nest in this one's child.
+        let other = Shop.makeContainer()
+        try await run(suite) {
+            try await run(ChildContainerTrait(parent: other)) {
+                #expect(ArborTesting.container.parent === other)
+            }
+        }
+    }
+
     @Test func traitAppliesToEachTestOfASuite() {
         let trait = ChildContainerTrait.childContainer(of: Shop.shared, checkingLeaks: true)
         #expect(trait.isRecursive)
@@ -207,6 +271,14 @@ struct ChildContainerSuiteTraitTests {
         let cart = try ArborTesting.container.resolve(Cart.self)
         cart.items = ["tea"]
         #expect(cart.total == 300)
+    }
+
+    /// As users write it: the test's own trait nests in the suite's.
+    @Test(.childContainer(of: Shop.shared) { $0.register((any PriceService).self) { _ in StubPrices() } })
+    func aTestsOwnTraitAddsToTheSuites() throws {
+        let test = ArborTesting.container
+        #expect(test.parent?.parent === Shop.shared, "the test's child, in the suite's")
+        #expect(try test.resolve(Cart.self).prices is StubPrices)
     }
 }
 #endif

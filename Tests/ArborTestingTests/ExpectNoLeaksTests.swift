@@ -74,6 +74,24 @@ import Testing
         Shop.release(leaked.object)
     }
 
+    /// XCTest's `assertNoLeaks`, called by mistake in a Swift Testing test, records an issue at the call: an
+    /// `XCTFail` would go unseen, and the test pass.
+    @Test func assertNoLeaksInASwiftTestingTestRecordsAnIssue() throws {
+        var leaked = WeakBox<LeakyView>(nil)
+        let line = #line + 3
+
+        try withKnownIssue {
+            try assertNoLeaks(in: Shop.shared) { test in
+                leaked.object = try test.resolve(LeakyView.self)
+            }
+        } matching: { issue in
+            issue.comments.map(\.rawValue).joined().contains("LeakyView.presenter → LeakyPresenter")
+                && issue.sourceLocation?.fileName == "ExpectNoLeaksTests.swift" && issue.sourceLocation?.line == line
+        }
+
+        Shop.release(leaked.object)
+    }
+
     @Test func cleanBodyPassesByDefault() throws {
         // Would record an issue, and fail this test, if the default reporter fired.
         let wired = try expectNoLeaks(in: Shop.shared) { test in

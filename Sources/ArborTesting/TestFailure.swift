@@ -1,0 +1,47 @@
+#if canImport(Testing)
+import Testing
+#endif
+#if canImport(XCTest)
+import XCTest
+#endif
+
+/// Where a failed check goes: to the test framework that runs the test. A Swift Testing issue recorded in an XCTest
+/// test, or an `XCTFail` in a Swift Testing test, is not seen by the framework that runs it, so a helper of one
+/// framework called from a test of the other would pass whatever it found.
+@usableFromInline
+enum TestFailure {
+    #if canImport(Testing)
+    /// Records `message` at `sourceLocation`: a Swift Testing issue in a Swift Testing test, and an `XCTFail` naming
+    /// the place in any other (an XCTest test).
+    @usableFromInline
+    static func record(_ message: String, at sourceLocation: SourceLocation) {
+        #if canImport(XCTest)
+        if Test.current == nil {
+            XCTFail("\(message)\n(checked at \(sourceLocation.filePath):\(sourceLocation.line))")
+            return
+        }
+        #endif
+        Issue.record(Comment(rawValue: message), sourceLocation: sourceLocation)
+    }
+    #endif
+
+    #if canImport(XCTest)
+    /// Records `message` at `file` and `line`: an `XCTFail` in an XCTest test, and a Swift Testing issue at the same
+    /// place in a Swift Testing test.
+    @usableFromInline
+    static func record(_ message: String, file: StaticString, line: UInt) {
+        #if canImport(Testing)
+        if Test.current != nil {
+            let path = "\(file)"
+            let components = path.split(separator: "/")
+            // `Module/File.swift`, as `#fileID` has it: the folder of a package's test target is its module's name.
+            let fileID = components.suffix(2).joined(separator: "/")
+            let location = SourceLocation(fileID: fileID, filePath: path, line: Int(line), column: 1)
+            Issue.record(Comment(rawValue: message), sourceLocation: location)
+            return
+        }
+        #endif
+        XCTFail(message, file: file, line: line)
+    }
+    #endif
+}
