@@ -83,4 +83,45 @@ private final class TLog: @unchecked Sendable {
         let error = try #require(await asyncResolutionError { try await request.resolve(UnitOfWork.self) })
         #expect(error.kind == .containerClosed)
     }
+
+    /// A container closed already — by `close()`, by its parent's close, or by another `closeAndWait()` still running
+    /// its hooks — is not closed again: `closeAndWait()` waits for the hooks that close let go.
+    enum EarlierClose: String, CaseIterable, CustomTestStringConvertible {
+        case close, parentsClose, parentsCloseAndWait, anotherCloseAndWait
+        var testDescription: String { rawValue }
+    }
+
+    @Test(arguments: EarlierClose.allCases)
+    func closeAndWaitOfAClosedContainerWaitsForTheHooksOfTheCloseThatClosedIt(_ earlier: EarlierClose) async throws {
+        let log = TLog()
+        let app = Container()
+        app.register(TResource.self) { _ in TResource("work") }
+            .inObjectScope(.perContainer)
+            .onRelease { resource async in
+                // Long enough that a call that does not wait returns first.
+                try? await Task.sleep(nanoseconds: 50_000_000)
+                log.record("released \(resource.name)")
+            }
+        let request = app.makeChild()
+        _ = try await request.resolve(TResource.self)
+
+        let first: Task<Void, Never>?
+        switch earlier {
+        case .close:
+            first = nil
+            request.close()
+        case .parentsClose:
+            first = nil
+            app.close()
+        case .parentsCloseAndWait:
+            first = Task { await app.closeAndWait() }
+        case .anotherCloseAndWait:
+            first = Task { await request.closeAndWait() }
+        }
+        while !request.isClosed { await Task.yield() }  // the other task closed it
+        await request.closeAndWait()
+        #expect(log.values == ["released work"], "the hook had finished when closeAndWait() returned")
+        await first?.value
+        #expect(log.values == ["released work"], "and ran once")
+    }
 }

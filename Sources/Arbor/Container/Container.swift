@@ -563,7 +563,7 @@ public final class Container: Resolver, @unchecked Sendable {
     }
 
     /// Marks this container and its descendants closed, and hands back the instances they held.
-    func closeSubtree() -> [ReleasedInstance] {
+    func closeSubtree(latch: inout ReleaseLatch?) -> [ReleasedInstance] {
         var (released, children) = registry.withLock { registry in
             guard !registry.isClosed else { return ([ReleasedInstance](), [Container]()) }
             registry.isClosed = true
@@ -577,10 +577,14 @@ public final class Container: Resolver, @unchecked Sendable {
                 if let instance = entry.storage?.releaseLocked() { released.append(instance) }
             }
             registry.perContainer.releaseLocked(into: &released)
+            if !ReleasedInstance.haveOnlySynchronousHooks(released) {
+                if latch == nil { latch = ReleaseLatch() }
+                latch?.file(under: self)
+            }
             let children = withExistingChildStripes { $0.close() } ?? []
             return (released, children)
         }
-        for child in children { released += child.closeSubtree() }
+        for child in children { released += child.closeSubtree(latch: &latch) }
         return released
     }
 }

@@ -371,6 +371,9 @@ struct ReleaseHook: Sendable {
     /// Runs an `async` hook; `nil` for a synchronous one.
     let runAsync: (@Sendable (StoredValue) async -> Void)?
 
+    /// Whether the hook is `async`: read where the hook is, without copying its closures.
+    var isAsync: Bool { run == nil }
+
     init<Service>(_ hook: @escaping @Sendable (Service) -> Void) {
         run = { stored in hook(stored.load(as: Service.self)) }
         runAsync = nil

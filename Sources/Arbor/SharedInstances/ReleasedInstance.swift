@@ -13,16 +13,24 @@ struct ReleasedInstance {
     /// Whether every release hook of `instances` is synchronous: then `run(_:)` does exactly what `runAwaiting(_:)`
     /// would, in the same order, without suspending.
     static func haveOnlySynchronousHooks(_ instances: [ReleasedInstance]) -> Bool {
-        !instances.contains { released in released.hooks.contains { $0.runAsync != nil } }
+        // By index, reading in place: iterating copied each instance and hook, retaining and releasing their
+        // references (measured: 50 instructions of a request's close with one hook).
+        for index in instances.indices {
+            for hook in instances[index].hooks.indices where instances[index].hooks[hook].isAsync { return false }
+        }
+        return true
     }
 
     /// Runs the hooks of `instances`, newest instance first. Call with no lock held: hooks are user code.
     ///
     /// Synchronous hooks run here; `async` ones cannot, so they run after them, in a task of their own, in the same
     /// order, one at a time. `runAwaiting(_:)` awaits every hook in order instead (``Container/closeAndWait()``).
-    static func run(_ instances: [ReleasedInstance]) {
+    static func run(_ instances: [ReleasedInstance], then latch: ReleaseLatch? = nil) {
         // Instances without hooks or observers need nothing but releasing, which the caller's array does.
-        guard instances.contains(where: \.isWatched) else { return }
+        guard instances.contains(where: \.isWatched) else {
+            latch?.open()
+            return
+        }
         var deferred: [DeferredHook] = []
         for released in newestFirst(instances) {
             for hook in released.hooks {
@@ -34,9 +42,13 @@ struct ReleasedInstance {
             }
             Observation.released(released)
         }
-        guard !deferred.isEmpty else { return }
+        guard !deferred.isEmpty else {
+            latch?.open()
+            return
+        }
         Task {
             for hook in deferred { await hook.run(hook.instance.value) }
+            latch?.open()
         }
     }
 
