@@ -116,4 +116,54 @@ private final class MSession: @unchecked Sendable {}
         #expect(waited.wait(timeout: .now() + 20) == .success)
         #expect(waiter.value != nil, "a thread that is not the main one waits, as before")
     }
+
+    /// An `async` resolve of a service whose synchronous main-actor factory resolves something another task is
+    /// building: the factory cannot wait on the main actor, and the error says to make it `async` (the resolve was
+    /// awaited already). The `async` factory waits suspended, and gets the instance.
+    @Test func aSynchronousMainActorFactoryThatMeetsAnotherTasksBuildIsToldToBecomeAsync() async throws {
+        final class Gate: @unchecked Sendable {
+            let semaphore = DispatchSemaphore(value: 0)
+        }
+        let gate = Gate()
+        let container = Container()
+        container.register(MClient.self) { _ in
+            gate.semaphore.wait()
+            return MClient()
+        }
+        .inObjectScope(.permanent)
+        container.register(MFeedModel.self) { @MainActor r in
+            _ = try r.resolve(MClient.self)
+            return MFeedModel()
+        }
+        container.register(MFeedModel.self, name: "async") { @MainActor r async throws in
+            _ = try await r.resolve(MClient.self)
+            return MFeedModel()
+        }
+        let storage = try #require(container.entries.first { $0.key == ServiceKey(MClient.self) }?.storage)
+        let builder = Task.detached { try await container.resolve(MClient.self) }
+        let watchdog = Watchdog("the builder claiming the client", seconds: Watchdog.patience)
+        while true {
+            if case .building = storage.snapshot() { break }
+            if case .soloBuilding = storage.snapshot() { break }
+            try await Task.sleep(nanoseconds: 1_000_000)
+        }
+        watchdog.disarm()
+
+        let error = try #require(
+            await asyncResolutionError {
+                try await Task.detached { try await container.resolve(MFeedModel.self) }.value
+            })
+        #expect(error.kind == .asyncRequired)
+        #expect(error.path == [ServiceKey(MFeedModel.self), ServiceKey(MClient.self)])
+        #expect(error.description.contains("the factory of MFeedModel runs on the main actor synchronously"))
+        #expect(error.description.contains("`{ @MainActor r async throws in … try await r.resolve(…) }`"))
+        #expect(!error.description.contains("In top-level code"))
+
+        let waiting = Task.detached { try await container.resolve(MFeedModel.self, name: "async") }
+        gate.semaphore.signal()
+        let client = try await builder.value
+        _ = try await waiting.value
+        let kept = try await container.resolve(MClient.self)
+        #expect(kept === client)
+    }
 }

@@ -95,7 +95,19 @@ extension Resolution {
     /// another task builds it: with the hint for top-level code, whose `try await` calls the synchronous resolve.
     @inline(never)
     func mainActorWaitError(_ key: ServiceKey) -> any Error {
-        asyncRequired(key, path: path(endingWith: key), detail: CreationCoordinator.mainActorDetail)
+        // In an `async` resolve, the synchronous resolve on the main actor is a synchronous main-actor factory's (or
+        // hook's): the resolve was awaited already, so the fix is in the factory.
+        if isAsync, let factory = frames.last(where: { $0.entry.withObject { $0.factoryKind == .mainActor } })?.key {
+            return asyncRequired(
+                key, path: path(endingWith: key),
+                detail: """
+                    another task is building it (or something it waits for), and the factory of \(factory) runs on \
+                    the main actor synchronously, so it cannot wait for that build without blocking the main actor, \
+                    which the build may need. Make that factory async, so it waits suspended: \
+                    `{ @MainActor r async throws in … try await r.resolve(…) }`.
+                    """)
+        }
+        return asyncRequired(key, path: path(endingWith: key), detail: CreationCoordinator.mainActorDetail)
     }
 
     /// `.asyncRequired` with `detail`, and the hint for top-level code where that is where the resolve was made.
