@@ -36,10 +36,18 @@ package struct ThreadID: Hashable, Sendable {
 
     /// An identity no thread has, made from `number` (a number no other caller used): what stands for a thread where
     /// work that is not bound to one — an `async` resolution, which moves between threads — takes part in bookkeeping
-    /// kept by thread. Thread markers are even; these are odd.
+    /// kept by thread. Thread markers are even; these are odd, with the second bit set.
     @inlinable
     package static func unbound(_ number: Int) -> ThreadID {
-        ThreadID(marker: UInt(bitPattern: number) &<< 1 | 1)
+        ThreadID(marker: UInt(bitPattern: number) &<< 2 | 3)
+    }
+
+    /// An identity no thread has, for the task at `address`: what the `async` resolutions running in that task stand
+    /// as, so that one begun in another's factory — suspended under it, as a nested resolve is on a thread — is
+    /// known to be. Odd, with the second bit clear (a task's address is even), so never an ``unbound(_:)`` one.
+    @inlinable
+    package static func task(_ address: UnsafeRawPointer) -> ThreadID {
+        ThreadID(marker: UInt(bitPattern: Int(bitPattern: address)) &<< 1 | 1)
     }
 
     /// The identity as a word, never 0: for an atomic word that records which thread is doing something, where

@@ -1,4 +1,5 @@
 import Arbor
+import ArborTestSupport
 import Foundation
 import Testing
 
@@ -280,6 +281,38 @@ import Testing
         let error = try #require(outcome, "deadlocked")
         #expect(error?.kind == .circularDependency)
         #expect(error.map { "\($0)" }?.contains("resolver it was given") == true)
+    }
+
+    /// The same misuse in `async` factories: a resolve of the container, awaited in a factory, of what the awaiting
+    /// resolution is building — the service itself, or a cycle back to it, of any shared scope — throws instead of
+    /// waiting for ever (it waited for ever before: the two resolutions of one task were strangers to each other).
+    enum AsyncMisuse: String, CaseIterable, CustomTestStringConvertible {
+        case itself, cycle, weak, perContainer
+        var testDescription: String { rawValue }
+    }
+
+    @Test(arguments: AsyncMisuse.allCases)
+    func anAsyncFactoryAwaitingTheContainersResolveOfWhatItsResolutionBuildsFails(_ misuse: AsyncMisuse) async throws {
+        let container = Container()
+        let scope: ObjectScope = misuse == .weak ? .weak : misuse == .perContainer ? .perContainer : .permanent
+        container.register(MUParent.self) { [unowned container] _ async throws in
+            if misuse == .cycle { return MUParent(child: try await container.resolve(MUChild.self)) }
+            _ = try await container.resolve(MUParent.self)
+            return MUParent(child: MUChild())
+        }
+        .inObjectScope(scope)
+        container.register(MUChild.self) { [unowned container] _ async throws in
+            let child = MUChild()
+            child.parent = try await container.resolve(MUParent.self)
+            return child
+        }
+        .inObjectScope(.permanent)
+        let resolve = Task { try await container.resolve(MUParent.self) }
+        let watchdog = Watchdog("an async resolve of what its own task builds", seconds: Watchdog.patience)
+        defer { watchdog.disarm() }
+        let error = try #require(await asyncResolutionError { try await resolve.value })
+        #expect(error.kind == .circularDependency)
+        #expect(error.description.contains("resolver it was given"))
     }
 
     @Test func aResolverHandedToAnotherThreadStartsANewResolutionThere() throws {

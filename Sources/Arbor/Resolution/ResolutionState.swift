@@ -118,7 +118,7 @@ extension Resolution {
         try state.value.threadContext.withObject { context in
             let saved = (context.active, context.hostedAsync)
             context.active = Unretained(self, retainedInChecks: false)
-            context.hostedAsync = thread
+            context.hostedAsync = state.value.coordinationThread
             defer { (context.active, context.hostedAsync) = saved }
             return try body()
         }
@@ -137,7 +137,7 @@ extension Resolution {
     var isAsync: Bool { state.value.isAsync }
 
     /// Whether it began inside the synchronous code of an `async` resolution, which hosts it.
-    var isHostedByAsync: Bool { state.value.coordinationThread != thread }
+    var isHostedByAsync: Bool { !state.value.isAsync && state.value.coordinationThread != thread }
 
     /// Whether the resolution is finished and free for the next top-level resolve on its thread.
     var isIdle: Bool { state.value.phase == .finished }
@@ -170,10 +170,10 @@ extension Resolution {
         state.value.phase = .active
         state.value.lentOut = true
         state.value.serial &+= 1
+        state.value.coordinationThread = coordinationThreadAtBegin
         if state.value.isAsync {
             state.value.ownerTask = CurrentTask.address
         } else {
-            state.value.coordinationThread = coordinationThreadAtBegin
             state.value.threadContext.withObject { context in
                 state.value.previousActive = context.active
                 context.active = Unretained(self, retainedInChecks: false)
@@ -425,10 +425,12 @@ extension Resolution {
         CreationCoordinator.Member(id: ObjectIdentifier(self), thread: coordinationThreadAtBegin)
     }
 
-    /// The thread the coordinator knows a resolution by from `begin` on: an `async` resolution's own; for a
+    /// The thread the coordinator knows a resolution by from `begin` on: for an `async` one, its task's
+    /// (``ThreadID/task(_:)``), which an `async` resolve begun in one of its factories shares, as a nested resolve
+    /// shares its thread's: waiting for what the outer one builds is then a cycle, not a wait for ever; for a
     /// synchronous one, the `async` resolution whose synchronous code it begins in, if any, else its thread's.
     private var coordinationThreadAtBegin: ThreadID {
-        if state.value.isAsync { return state.value.coordinationThread }
+        if state.value.isAsync { return CurrentTask.address.map(ThreadID.task) ?? thread }
         return state.value.threadContext.withObject { $0.hostedAsync ?? thread }
     }
 
