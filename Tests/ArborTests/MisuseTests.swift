@@ -283,6 +283,23 @@ import Testing
         #expect(error.map { "\($0)" }?.contains("resolver it was given") == true)
     }
 
+    /// A graph-scoped factory that resolves its own service through the container recurses, a new resolution at
+    /// depth 0 each time, until the stack is nearly used up: the error says that a factory called a container's
+    /// `resolve`, not only that the thread's stack is small.
+    @Test func aFactoryResolvingItsOwnServiceThroughTheContainerIsToldSoWhenTheStackRunsOut() throws {
+        final class Recursive: Sendable {
+            let inner: Recursive?
+            init(_ inner: Recursive?) { self.inner = inner }
+        }
+        let container = Container()
+        container.register(Recursive.self) { [unowned container] _ in Recursive(try container.resolve()) }
+        let outcome = onAnotherThread(timeout: 60) { resolutionErrorQuietly { try container.resolve(Recursive.self) } }
+        let ended = try #require(outcome, "it did not end")
+        let error = try #require(ended)
+        #expect(error.kind == .depthLimitExceeded)
+        #expect(error.description.contains("called a container's resolve instead of the resolver it was given"))
+    }
+
     /// The same misuse in `async` factories: a resolve of the container, awaited in a factory, of what the awaiting
     /// resolution is building — the service itself, or a cycle back to it, of any shared scope — throws instead of
     /// waiting for ever (it waited for ever before: the two resolutions of one task were strangers to each other).

@@ -44,4 +44,19 @@ private func resolveAsTopLevelCodeDoes(_ container: Container) throws -> TLDatab
         #expect(text??.contains("its factory is async") == true, "\(String(describing: text))")
         #expect(text??.contains("top-level") == false, "\(String(describing: text))")
     }
+
+    /// `validate()` called from top-level code (synchronously, on the main actor, in a task) reports what it found
+    /// without the hint for top-level code: its resolves are its own, not the caller's.
+    @MainActor
+    @Test func validationOnTheMainActorSaysNothingOfTopLevelCode() async throws {
+        final class TLRepository: Sendable {
+            init(database: TLDatabase) {}
+        }
+        let container = makeContainer()
+        container.register(TLRepository.self) { r in TLRepository(database: try r.resolve()) }
+        let report = container.validate()
+        #expect(report.problems.map(\.key) == [ServiceKey(TLRepository.self)])
+        #expect(report.description.contains("its factory is async"), "\(report)")
+        #expect(!report.description.contains("top-level code"), "\(report)")
+    }
 }

@@ -48,7 +48,8 @@ extension Resolution {
     /// (top-level code is not an `async` context for overload resolution); inside an `async` function or closure it
     /// picks the `async` one.
     func topLevelCodeHint() -> String {
-        guard !isAsync, !isHostedByAsync, isOnMainActor(), CurrentTask.address != nil
+        // Not in `validate()`, whose resolves are its own, made from wherever it is called.
+        guard !isAsync, !isHostedByAsync, diagnostics?.validation == nil, isOnMainActor(), CurrentTask.address != nil
         else { return "" }
         return """
              In top-level code (main.swift) Swift picks the synchronous resolve even after `try await`: resolve from \
@@ -69,13 +70,23 @@ extension Resolution {
     /// `.depthLimitExceeded` for `key`, refused at `depth` because the thread's stack is nearly used up.
     @inline(never)
     func stackExhaustedError(_ key: ServiceKey, depth: Int) -> any Error {
+        // Resolutions suspended under this one on the thread: factories that called a container's `resolve`. Each
+        // starts again at depth 0, so a factory that resolves its own service that way never reaches the limit.
+        let cause =
+            beganInsideAnother
+            ? """
+             A factory or hook up the stack called a container's resolve instead of the resolver it was given: \
+            each such call starts a new resolution at depth 0, so a factory that resolves its own service that \
+            way recurses until the stack runs out. Resolve through the resolver (a cycle then throws \
+            circularDependency at once), or make the recursion end.
+            """ : ""
         var error = ResolutionError(
             .depthLimitExceeded, key: key, path: path(endingWith: key),
             detail: """
                 Depth \(depth) is within maxResolutionDepth (\(maxDepth)), but a level more would \
                 overflow the thread's stack. Resolve on a thread with a larger stack (a secondary thread's stack is \
                 often 512 KB or less), or make the graph shallower.
-                """)
+                """ + cause)
         error.isStackLimit = true
         return error
     }

@@ -136,6 +136,10 @@ extension Resolution {
     /// Whether it is an `async` resolution, owned by a task.
     var isAsync: Bool { state.value.isAsync }
 
+    /// Whether this synchronous resolution began while another ran on its thread: in a factory or hook of that one,
+    /// which called a container's `resolve` instead of its resolver.
+    var beganInsideAnother: Bool { !state.value.isAsync && state.value.previousActive != nil }
+
     /// Whether it began inside the synchronous code of an `async` resolution, which hosts it.
     var isHostedByAsync: Bool { !state.value.isAsync && state.value.coordinationThread != thread }
 
