@@ -257,6 +257,19 @@ extension Container: DependencyRegistering {  // In an app, a package of its own
         #expect(!site.failureMessage(for: error).contains("Container.current"))
     }
 
+    /// A wrapper cannot `await`: for a service only an `async` resolve can build, the message says what to do instead
+    /// of the `try await` the error alone suggests.
+    @Test func aServiceThatNeedsAnAsyncResolveGetsTheParagraphOnWhatAWrapperCannotDo() throws {
+        let container = Container()
+        container.register(Engine.self) { _ async in Engine("async") }
+        let error = try #require(resolutionError { try synchronously { try container.resolve(Engine.self) } })
+        let site = InjectionSite(
+            wrapper: "@Inject", key: ServiceKey(Engine.self), owner: "Garage", file: "App/Garage.swift", line: 12)
+        let message = site.failureMessage(for: error)
+        #expect(message.contains("@Inject resolves synchronously, where it is read: it cannot `await`."))
+        #expect(message.contains("`try await container.resolve(Engine.self)` in async code and hand it over"))
+    }
+
     @Test func theFailureMessageOfALocalDeclarationStillShowsTheSite() {
         let site = InjectionSite(
             wrapper: "@LazyInject", key: ServiceKey(Engine.self), owner: "", file: "App/main.swift", line: 3)

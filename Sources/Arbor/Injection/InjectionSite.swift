@@ -45,6 +45,14 @@ struct InjectionSite: Sendable {
                 (`static let shared = Container.current`).
                 """
         }
+        if let error = error as? ResolutionError, case .asyncRequired = error.reason {
+            message += """
+
+                \(wrapper) resolves synchronously, where it is read: it cannot `await`. Resolve the service with \
+                `try await container.resolve(\(key.serviceType).self)` in async code and hand it over, or read \
+                the property where a synchronous resolve can build it (on the main actor, for a @MainActor factory).
+                """
+        }
         return message
     }
 }

@@ -12,7 +12,9 @@
 /// The first access resolves the service as a new top-level resolve in the captured container; later accesses
 /// return the same instance. The getter does not mutate, so `@LazyInject` works in classes, in structs held in a
 /// `let`, and from several threads at once: all of them get the same instance (see ``Lazy`` for how a race on the
-/// very first access is settled).
+/// very first access is settled). In a `Sendable` class, whose stored properties must be `let`, the wrapper (a
+/// `var`, as every property wrapper is) does not compile; keep a ``Lazy`` in a `let` instead, resolved in the
+/// factory: `let exporter: Lazy<PDFExporter>` with `exporter: try r.resolve()`, read as `exporter.instance`.
 ///
 /// A property wrapper cannot throw: if the service cannot be resolved, the first access stops the program with a
 /// message that names the type that declares the property, the file and line of the declaration, and the

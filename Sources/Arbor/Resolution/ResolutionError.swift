@@ -1,6 +1,9 @@
 /// Why a `resolve` call failed, where in the graph, and what to do about it.
 ///
-/// Every `resolve` throws this error and nothing else. Its ``description`` is written for a person:
+/// Every `resolve` throws this error and nothing else — but for an `async` resolve whose task was cancelled while it
+/// waited for another task's build, which throws `CancellationError`, as Swift's waits do. (A factory that stops
+/// because its task was cancelled is a factory that threw: ``Reason/factoryFailed(_:)`` wrapping the
+/// `CancellationError`.) Its ``description`` is written for a person:
 ///
 /// ```text
 /// Arbor could not resolve Database(name: "primary"): nothing is registered under that key.
