@@ -14,15 +14,16 @@ extension ResolutionProfile {
         let width = 1200.0
         let margin = 10.0
         let barHeight = 17.0
-        let top = 44.0
+        let top = 58.0
         let levels = Double(graph.maxLevel + 1)
         let height = top + levels * barHeight + 30
         let scale = graph.total > .zero ? (width - 2 * margin) / Self.milliseconds(graph.total) : 0
         let built = instanceCount
         let caption =
             "\(resolveCount) resolve\(resolveCount == 1 ? "" : "s"), \(built) instance\(built == 1 ? "" : "s") "
-            + "built, \(Self.format(duration)). Width: time. Grey: a resolve; warm: factories; blue: initCompleted "
-            + "hooks. Hover over a bar for its figures."
+            + "built: \(Self.format(graph.total)) of resolving, the full width (shares are of it), in the "
+            + "\(Self.format(duration)) profiled."
+        let legend = "Grey: a resolve; warm: factories; blue: initCompleted hooks. Hover over a bar for its figures."
         var svg = """
             <?xml version="1.0" encoding="UTF-8"?>
             <svg xmlns="http://www.w3.org/2000/svg" width="\(Int(width))" height="\(Int(height))" \
@@ -31,6 +32,7 @@ extension ResolutionProfile {
             <rect x="0" y="0" width="100%" height="100%" fill="#fdfdf8"/>
             <text x="\(margin)" y="20" font-size="15" font-weight="bold">Arbor resolution profile</text>
             <text x="\(margin)" y="36" fill="#555">\(Self.xmlEscaped(caption))</text>
+            <text x="\(margin)" y="50" fill="#555">\(Self.xmlEscaped(legend))</text>
 
             """
         var x = [Double](repeating: margin, count: graph.nodes.count)
