@@ -433,9 +433,20 @@ private final class Missing {}
             #expect(
                 error.description.contains(
                     "\(wrapper) resolves it when its `instance` is read, which is synchronous."))
-            #expect(error.description.contains("`try await resolver.resolve(Engine.self)`"))
+            // Resolved at the top, not by a factory: there is no resolver to keep.
+            #expect(error.description.contains("`try await container.resolve(Engine.self)`"))
+            #expect(!error.description.contains("resolver your factory was given"))
         }
-        // The advice works: a kept resolver resolves it with `try await`.
+        // Held by a service its factory built, the advice is the factory's resolver, and it works.
+        final class LazyHolder: Sendable {
+            let engine: Lazy<any Engine>
+            init(engine: Lazy<any Engine>) { self.engine = engine }
+        }
+        container.register(LazyHolder.self) { r in LazyHolder(engine: try r.resolve()) }
+        let holder = try await container.resolve(LazyHolder.self)
+        let error = try #require(resolutionError { _ = try holder.engine.instance })
+        #expect(
+            error.description.contains("keep it (`let resolver = r`), then `try await resolver.resolve(Engine.self)`"))
         container.register(ResolverKeeper.self) { r in ResolverKeeper(resolver: r) }
         let keeper = try await container.resolve(ResolverKeeper.self)
         #expect(try await keeper.resolver.resolve((any Engine).self).label == "async")

@@ -141,16 +141,24 @@ func deferredResolve<Service, each Argument>(
     }
     let context = resolution.currentContext
     let identity = resolution.identity
+    // Resolved at the top (`container.resolve(Lazy<…>.self)`), not by a factory: there is no resolver to keep.
+    let fromAFactory = depth > 0
     return {
         do {
             return try Resolution.resolveLater(
                 serviceType, name: name, in: context, joining: identity, arguments: repeat each arguments)
         } catch var error as ResolutionError where error.isAsyncRequired {
             let type = "\(Service.self)".contains(" ") ? "(\(Service.self))" : "\(Service.self)"
+            let how =
+                fromAFactory
+                ? """
+                through the resolver your factory was given: keep it (`let resolver = r`), then \
+                `try await resolver.resolve(\(type).self)`.
+                """
+                : "from the container: `try await container.resolve(\(type).self)`."
             error.hint = """
                  \(wrapper) resolves it when its `instance` is read, which is synchronous. Where you read it, \
-                resolve \(type) with `try await` instead, through the resolver your factory was given: \
-                keep it (`let resolver = r`), then `try await resolver.resolve(\(type).self)`.
+                resolve \(type) with `try await` instead, \(how)
                 """
             throw error
         }
