@@ -58,7 +58,9 @@ public struct InstanceBuilt: Sendable {
     public let isAsync: Bool
     /// When the factory was called.
     public let started: ContinuousClock.Instant
-    /// How long the factory ran, the resolves it made included.
+    /// How long the factory ran, the resolves it made included (and the time observers took handling their events
+    /// meanwhile). A factory's own time is this less the `factoryDuration`s of the instances built one level deeper
+    /// in the same resolve.
     public let factoryDuration: Duration
     /// The instance. An observer that keeps it keeps it alive.
     public var instance: Any { boxedInstance.value }
