@@ -9,7 +9,8 @@ internal import ArborPrimitives
 /// in a task of their own included. Synchronous hooks alone need none: the close runs them before it returns.
 ///
 /// The latches being waited for are in a table of their own, not in each container: a field in every registry, and
-/// the check of it, cost request_scope 1.3% and its code 2.9% (measured), for the rare close with `async` hooks.
+/// the look at it, cost request_scope 0.4% and its code 0.7% more than this table (measured: 15,551 and 2,450
+/// instructions against 15,494 and 2,434), for the rare close with `async` hooks.
 final class ReleaseLatch: @unchecked Sendable {
     // Unchecked: the state is reached only under its mutex (`Protected`).
     private let state = Protected.make(State())
