@@ -50,8 +50,9 @@ struct ResolutionState {
     fileprivate var diagnostics: Diagnostics?
     /// What the observers are told, while observers watch the running resolve (``Observation``). Usually `nil`.
     fileprivate var observation: Observation?
-    /// The thread as the ``CreationCoordinator`` knows it: the resolution's own, or — for a resolution that begins
-    /// inside the synchronous code of an `async` resolution — that one's (``ThreadContext/hostedAsync``).
+    /// The thread as the ``CreationCoordinator`` knows it, from `begin` on (`coordinationThreadAtBegin`): the
+    /// resolution's own; for an `async` one, its task's; for one that begins inside the synchronous code of an
+    /// `async` resolution, that one's (``ThreadContext/hostedAsync``).
     fileprivate var coordinationThread: ThreadID
     /// Owned by a task, not a thread: an `async` resolution.
     fileprivate var isAsync: Bool
