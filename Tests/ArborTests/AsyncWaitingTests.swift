@@ -119,7 +119,9 @@ private final class WNode: @unchecked Sendable {
         let builds = Counter()
         container.register(WSlow.self) { _ async throws in
             let serial = builds.increment()
-            try await Task.sleep(nanoseconds: serial == 1 ? 10_000_000_000 : 0)
+            // The first build ends only by its cancellation: an hour, not ten seconds, which a test starved on a
+            // loaded machine outlasted once, and then got the first instance.
+            try await Task.sleep(nanoseconds: serial == 1 ? 3_600_000_000_000 : 0)
             return WSlow(serial: serial)
         }
         .inObjectScope(.permanent)
