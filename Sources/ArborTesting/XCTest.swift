@@ -18,12 +18,12 @@ import XCTest
 /// ```
 ///
 /// The child keeps the test's overrides away from `container`; resolve through it, since resolutions started in
-/// `container` itself are not watched. The body's references are gone when the check runs — a resolved object
-/// that the body *returns* outlives it and is reported. Instances that an ancestor's permanent registration keeps,
-/// what they were built with, and an ancestor's weak instances that others hold are not leaks; the child is closed
-/// before the check, so what it kept (its per-container instances) is released first, and reported if still alive. While the body runs, the child is ``ArborTesting/current`` and
-/// `Container.current` (so `@Inject` resolves from it). If the body throws, the error propagates and nothing is
-/// checked.
+/// `container` itself are not watched. The body's references are gone when the check runs — a resolved object that the
+/// body *returns* outlives it and is reported. Instances that an ancestor's permanent registration keeps, what they
+/// were built with, and an ancestor's weak instances that others hold are not leaks; the child is closed before the
+/// check, so what it kept (its per-container instances) is released first, and reported if still alive. While the body
+/// runs, the child is ``ArborTesting/current`` and `Container.current` (so `@Inject` resolves from it). If the body
+/// throws, the error propagates and nothing is checked.
 ///
 /// - Parameters:
 ///   - container: The container to make the test's child of: usually the app's.
