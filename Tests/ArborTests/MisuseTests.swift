@@ -57,6 +57,32 @@ import Testing
         #expect("\(error)".contains("registered for MUCar: MUCar(name: \"family\"), MUCar(name: \"sports\")"))
     }
 
+    @Test func aNameInAnotherCaseOrWithATypoIsSuggested() throws {
+        let parent = Container()
+        parent.register(MUCar.self, name: "sportsCar") { _ in MUCar() }
+        parent.register(MUCar.self, name: "family") { _ in MUCar() }
+        parent.register(MUCar.self, name: "van") { _ in MUCar() }
+        let child = parent.makeChild()
+
+        let cased = try #require(resolutionError { try child.resolve(MUCar.self, name: "SportsCar") })
+        #expect(cased.kind == .notRegistered)
+        #expect("\(cased)".contains("Did you mean MUCar(name: \"sportsCar\")? The names differ only in case."))
+
+        let typo = try #require(resolutionError { try child.resolve(MUCar.self, name: "famliy") })
+        #expect(!"\(typo)".contains("Did you mean"), "two letters swapped are two edits: too many for six letters")
+        let slip = try #require(resolutionError { try child.resolve(MUCar.self, name: "famly") })
+        #expect("\(slip)".contains("Did you mean MUCar(name: \"family\")? The names are spelled nearly the same."))
+
+        // Short names, other argument types and the unnamed key get no suggestion, only the list.
+        let short = try #require(resolutionError { try child.resolve(MUCar.self, name: "vat") })
+        #expect(!"\(short)".contains("Did you mean"))
+        child.register(MUCar.self, name: "truck") { (_, load: Int) in MUCar() }
+        let otherArguments = try #require(resolutionError { try child.resolve(MUCar.self, name: "Truck") })
+        #expect(!"\(otherArguments)".contains("Did you mean"))
+        let unnamed = try #require(resolutionError { try child.resolve(MUCar.self) })
+        #expect(!"\(unnamed)".contains("Did you mean"))
+    }
+
     @Test func anUnregisteredTypeSaysSoAndShowsHowToRegisterIt() throws {
         let container = Container()
         container.register(MUCar.self) { r in

@@ -131,6 +131,9 @@ public struct ResolutionError: Error, CustomStringConvertible {
             } else {
                 let list = registeredAlternatives.map(\.description).joined(separator: ", ")
                 lines.append("  registered for \(typeName): \(list)")
+                if let (near, difference) = suggestion {
+                    lines.append("  Did you mean \(near)? \(difference)")
+                }
                 lines.append("  Register it, e.g. \(registrationExample),")
                 lines.append("  or ask for one of the registrations above (same name, same argument types).")
             }
