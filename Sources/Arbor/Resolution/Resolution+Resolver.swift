@@ -8,7 +8,7 @@ extension Resolution {
 
     func resolve<Service>(_ serviceType: Service.Type, name: String?) throws -> Service {
         let key = ServiceKey(serviceType: serviceType, name: name, argumentsType: Void.self)
-        guard isUsable() else { return try originForNewResolution(key).resolve(serviceType, name: name) }
+        guard isUsable() else { return try resolveAsNewResolution(key) { try $0.resolve(serviceType, name: name) } }
         let depth = self.depth + 1
         // The common case inline, while nothing watches: an instance a permanent or weak registration holds.
         let found = find(key, in: context)
@@ -25,7 +25,9 @@ extension Resolution {
     ) throws -> Service {
         guard isUsable() else {
             let key = ServiceKey(serviceType: serviceType, name: name, argumentsType: (repeat each Argument).self)
-            return try originForNewResolution(key).resolve(serviceType, name: name, arguments: repeat each arguments)
+            return try resolveAsNewResolution(key) {
+                try $0.resolve(serviceType, name: name, arguments: repeat each arguments)
+            }
         }
         return try resolve(serviceType, name: name, depth: depth + 1, arguments: repeat each arguments)
     }
@@ -33,7 +35,7 @@ extension Resolution {
     func resolve<Service>(_ serviceType: Service.Type, name: String?) async throws -> Service {
         let key = ServiceKey(serviceType: serviceType, name: name, argumentsType: Void.self)
         guard isUsableByCurrentTask() else {
-            return try await originForNewResolution(key).resolve(serviceType, name: name)
+            return try await resolveAsNewResolution(key) { try await $0.resolve(serviceType, name: name) }
         }
         let found = find(key, in: context)
         let depth = self.depth + 1
@@ -72,8 +74,9 @@ extension Resolution {
         _ key: ServiceKey, box: AsyncArgumentsBox, synchronous: (any Resolver) throws -> Service
     ) async throws -> Service {
         guard isUsableByCurrentTask() else {
-            return try await Resolution.resolveAsync(
-                key, box: box, in: originForNewResolution(key), synchronous: synchronous)
+            return try await resolveAsNewResolution(key) {
+                try await Resolution.resolveAsync(key, box: box, in: $0, synchronous: synchronous)
+            }
         }
         let found = find(key, in: context)
         if found == nil, !(Service.self is any AsyncDerivedService.Type) {

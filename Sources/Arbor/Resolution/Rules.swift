@@ -140,8 +140,8 @@ extension Resolution {
             return
         case .failed(let failure):
             throw groupFailure(failure, key: key)
-        case .wouldDeadlock:
-            throw error(.circularDependency, key: key, detail: CreationCoordinator.nestedDetail)
+        case .wouldDeadlock(let detail):
+            throw error(.circularDependency, key: key, detail: detail)
         case .wouldBlockMainActor:
             throw mainActorWaitError(key)
         }
@@ -153,8 +153,8 @@ extension Resolution {
     /// cancelled — `.factoryFailed` wrapping it, saying that the instances built together were dropped.
     func groupFailure(_ failure: any Error, key: ServiceKey) -> any Error {
         if failure is ResolutionError { return failure }
-        if failure is CoordinatorDeadlock {
-            return error(.circularDependency, key: key, detail: CreationCoordinator.nestedDetail)
+        if let deadlock = failure as? CoordinatorDeadlock {
+            return error(.circularDependency, key: key, detail: deadlock.description)
         }
         if failure is MainActorWait {
             return mainActorWaitError(key)

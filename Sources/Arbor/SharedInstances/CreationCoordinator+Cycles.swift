@@ -7,6 +7,8 @@ extension CreationCoordinator {
         case none
         /// The chain leads back through a resolution suspended under a nested one on its thread.
         case throughNesting
+        /// The chain leads to a resolution up the waiting member's ``Lineage``, which waits for the member's task.
+        case throughChildTask
         /// The chain leads back, but every link is inside the waiting member's own group: members wait for each
         /// other's factories.
         case withinGroup
@@ -29,6 +31,9 @@ extension CreationCoordinator {
         var cycleGroups: [CreationGroup] = []
         var closes = false
         var visited: Set<Visit> = []
+        // Empty unless the member's resolve went through a resolver from another task or thread (``Lineage``).
+        let lineage = Lineage.links
+        var throughChildTask = false
         var pending: [(target: Target, nested: Bool, groups: [CreationGroup])] = [(target, false, [])]
         while let (target, nested, groups) = pending.popLast() {
             var groups = groups
@@ -52,6 +57,11 @@ extension CreationCoordinator {
             }
             for next in members {
                 if next.thread.isUnbound, next.thread != member.thread { reachesTask = true }
+                if !lineage.isEmpty, lineage.contains(where: { $0.resolution == next.id }) {
+                    // Whatever it waits for now, it will wait for the member's task before it finishes.
+                    throughChildTask = true
+                    continue
+                }
                 if next.thread == member.thread {
                     // Back on the waiting member's thread: at the member itself, or at a resolution suspended under
                     // it, which cannot go on before the member does.
@@ -70,6 +80,7 @@ extension CreationCoordinator {
             }
         }
         if throughNesting { return (.throughNesting, reachesTask) }
+        if throughChildTask { return (.throughChildTask, reachesTask) }
         guard closes else { return (.none, reachesTask) }
         var distinct: [CreationGroup] = own.map { [$0] } ?? []
         for group in cycleGroups.map(Self.root) where !distinct.contains(where: { $0 === group }) {

@@ -72,7 +72,7 @@ final class CreationCoordinator: @unchecked Sendable {
         /// Another member failed with this error: nothing was published.
         case failed(any Error)
         /// Waiting for the rest of the group would never end (see the type's documentation).
-        case wouldDeadlock
+        case wouldDeadlock(detail: String)
         /// The member runs on the main actor, and an `async` member of its group, which may need the main actor, has
         /// not finished (`finish` only): the group fails rather than block the main actor.
         case wouldBlockMainActor
@@ -205,6 +205,8 @@ final class CreationCoordinator: @unchecked Sendable {
                 return .wait(target)
             case .throughNesting:
                 return .done(.circular(detail: Self.nestedDetail))
+            case .throughChildTask:
+                return .done(.circular(detail: Lineage.waitDetail))
             case .withinGroup:
                 return .done(.circular(detail: nil))
             case .merge(let groups):
@@ -314,7 +316,10 @@ final class CreationCoordinator: @unchecked Sendable {
             return .wait(target)
         case .throughNesting:
             if root.failure == nil { root.failure = CoordinatorDeadlock() }
-            return .done(.wouldDeadlock)
+            return .done(.wouldDeadlock(detail: Self.nestedDetail))
+        case .throughChildTask:
+            if root.failure == nil { root.failure = CoordinatorDeadlock(description: Lineage.waitDetail) }
+            return .done(.wouldDeadlock(detail: Lineage.waitDetail))
         }
     }
 
@@ -406,7 +411,8 @@ final class CreationGroup {
 
 /// The failure of a group one of whose members could only wait forever.
 struct CoordinatorDeadlock: Error, CustomStringConvertible {
-    var description: String { CreationCoordinator.nestedDetail }
+    /// Why: through a resolution nested on one thread (the default), or up the lineage (``Lineage/waitDetail``).
+    var description = CreationCoordinator.nestedDetail
 }
 
 /// The failure of a group whose member on the main actor would have blocked it waiting for the group's `async`
