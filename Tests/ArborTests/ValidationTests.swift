@@ -146,6 +146,46 @@ private struct Broken: Error {}
         #expect(try loader.caches.instance !== second.resolve(Cache.self))
     }
 
+    /// The same mistake through a wrapper: a permanent or weak service that keeps a `Provider` or `Lazy` of a
+    /// per-container one hands every container the same instance. The report names the wrapper.
+    @Test func aProviderOrLazyOfAPerContainerServiceKeptByASharedOneIsReported() throws {
+        final class ProvidedLoader: Sendable {
+            let caches: Provider<Cache>
+            init(caches: Provider<Cache>) { self.caches = caches }
+        }
+        final class LazyLoader: Sendable {
+            let cache: Lazy<Cache>
+            init(cache: Lazy<Cache>) { self.cache = cache }
+        }
+        let app = Container()
+        app.register(Cache.self) { _ in Cache() }.inObjectScope(.perContainer)
+        app.register(ProvidedLoader.self) { r in ProvidedLoader(caches: try r.resolve()) }.inObjectScope(.permanent)
+        app.register(LazyLoader.self) { r in LazyLoader(cache: try r.resolve()) }.inObjectScope(.weak)
+        let report = app.validate()
+        #expect(report.problems.count == 2)
+        for (holder, wrapper) in [
+            (ServiceKey(ProvidedLoader.self), ServiceKey(Provider<Cache>.self)),
+            (ServiceKey(LazyLoader.self), ServiceKey(Lazy<Cache>.self)),
+        ] {
+            let problem = try #require(report.problems.first { $0.key == holder })
+            guard case .captiveDependency(let kept) = problem.kind else {
+                Issue.record("expected a captive dependency, got \(problem.kind)")
+                continue
+            }
+            #expect(kept == holder)
+            #expect(problem.path == [holder, wrapper])
+            #expect(problem.description.contains("\(wrapper) is kept by \(holder), which every container shares"))
+            #expect(problem.description.contains("Make \(holder) per-container too, or pass Cache"))
+        }
+
+        // A per-container or transient holder may keep one: it is built, and resolves, in each container.
+        let fine = Container()
+        fine.register(Cache.self) { _ in Cache() }.inObjectScope(.perContainer)
+        fine.register(ProvidedLoader.self) { r in ProvidedLoader(caches: try r.resolve()) }.inObjectScope(.perContainer)
+        fine.register(LazyLoader.self) { r in LazyLoader(cache: try r.resolve()) }
+        #expect(fine.validate().isValid)
+    }
+
     @Test func aPermanentRegisteredInARequestChildDoesNotKeepAWeakServiceForGood() throws {
         let app = Container()
         app.register(Cache.self) { _ in Cache() }.inObjectScope(.weak)

@@ -50,6 +50,17 @@ public struct ValidationReport: Sendable, CustomStringConvertible {
                     \(holder) was built, so it hands every container the same one.
                     """
             case .captiveDependency(let holder):
+                if case .perContainerWrapper(let service) = captive {
+                    let wrapper = path.last.map(\.description) ?? "?"
+                    return """
+                        ✗ \(wrapper) is kept by \(holder), which every container shares, though \(service) is \
+                        per-container: it resolves \(service) where \(holder) was built, so it hands every container \
+                        the same one.
+                          path: \(ResolutionError.describe(path))
+                          Make \(holder) per-container too, or pass \(service) to \(holder)'s methods from code that \
+                        has the container at hand (a request's handler).
+                        """
+                }
                 let captiveKey = path.last.map(\.description) ?? "?"
                 let why = captive == .weak ? "it is weak-scoped" : "it is marked short-lived"
                 return """
@@ -252,7 +263,7 @@ extension Container {
             for captive in observer.takeCaptives() {
                 // A permanent registered in a child lives as long as that child (a request, a session), not for
                 // good: what it keeps alive goes with the child.
-                if captive.kind != .perContainer, registeredInAChild(captive.holder) { continue }
+                if captive.kind.keptForGood, registeredInAChild(captive.holder) { continue }
                 var problem = ValidationReport.Problem(
                     key: key, kind: .captiveDependency(holder: captive.holder), path: captive.path)
                 problem.captive = captive.kind
@@ -392,11 +403,20 @@ extension String {
 }
 
 /// Why a captive dependency must not be kept by its holder.
-enum CaptiveKind: Sendable {
+enum CaptiveKind: Sendable, Equatable {
     /// Per-container: its holder, shared by every container, keeps the first container's.
     case perContainer
     /// Weak-scoped: a permanent holder keeps it alive for good.
     case weak
     /// Marked ``Registration/shortLived()``: a permanent holder keeps it alive for good.
     case shortLived
+    /// A `Lazy` or `Provider` of a per-container service, kept by a holder every container shares: it resolves the
+    /// service where the holder was built, the same instance for every container.
+    case perContainerWrapper(ServiceKey)
+}
+
+extension CaptiveKind {
+    /// Whether the problem is that the holder keeps it for good (weak-scoped, short-lived), rather than that every
+    /// container shares it: a holder registered in a child lives only as long as the child.
+    var keptForGood: Bool { self == .weak || self == .shortLived }
 }

@@ -103,7 +103,9 @@ public struct ObjectScope: Hashable, Sendable, CustomStringConvertible {
     /// The instance is built from the container that keeps it, so it sees that container's registrations (the
     /// request's values) and its ancestors'. A permanent or weak service must not depend on one: it would keep the
     /// instance of whichever container resolved it first — a *captive dependency*, which ``Container/validate(samples:)``
-    /// reports. Resolve a ``Provider`` of it, or give the holder `.perContainer` too.
+    /// reports. Give the holder `.perContainer` too, or pass the instance to the holder's methods from code that has
+    /// the container at hand. A ``Provider`` or ``Lazy`` the holder keeps does not help: it resolves where the holder
+    /// was built, and hands every container the same instance.
     public static let perContainer = ObjectScope(name: "perContainer", storage: .perContainer)
 
     /// The scope's name: `transient`, `graph`, `weak`, `permanent`, `perContainer`, or the name of a scope of your

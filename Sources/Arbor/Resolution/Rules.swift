@@ -175,7 +175,7 @@ extension Resolution {
     func observe(_ key: ServiceKey, entry: ServiceEntry, by observer: ValidationObserver) {
         let scope = entry.scope
         let building = frames
-        let (hookPath, hookStorage) = self.hookPath
+        let hookPath = self.hookPath.keys
         let inHook = building.isEmpty && !hookPath.isEmpty
         let from = building.last?.key ?? hookPath.last
         observer.recordEdge(from: from, to: key, scope: scope, viaHook: inHook)
@@ -183,12 +183,31 @@ extension Resolution {
         guard scope.storage == .weak || entry.isShortLived || isPerContainer else { return }
         // A per-container instance is captive in anything every container shares; the others only in what is kept
         // for good.
-        let holds: (ObjectScope.Storage) -> Bool = { $0 == .strong || (isPerContainer && $0 == .weak) }
-        let holder = building.last(where: { holds($0.storage) })?.key ?? (holds(hookStorage) ? hookPath.last : nil)
-        if let holder {
+        if let holder = holder(keepingForGood: !isPerContainer) {
             let kind: CaptiveKind = isPerContainer ? .perContainer : scope.storage == .weak ? .weak : .shortLived
             observer.recordCaptive(key, heldBy: holder, path: path(endingWith: key), kind: kind)
         }
+    }
+
+    /// Tells the validation, if one runs, that `wrapper` (a `Lazy` or `Provider`) of `key` is made here. A wrapper of a
+    /// per-container service, kept by an instance every container shares, resolves the service where that instance
+    /// was built, the same one for every container: as captive as the service itself.
+    func observeWrapper(_ wrapper: Any.Type, of key: ServiceKey) {
+        guard let validation = diagnostics?.validation, let found = find(key, in: context),
+            found.entry.withObject({ $0.scope.storage }) == .perContainer,
+            let holder = holder(keepingForGood: false)
+        else { return }
+        let wrapperKey = ServiceKey(serviceType: wrapper, name: key.name, argumentsType: Void.self)
+        validation.recordCaptive(
+            wrapperKey, heldBy: holder, path: path(endingWith: wrapperKey), kind: .perContainerWrapper(key))
+    }
+
+    /// The innermost instance being built or wired now that a container keeps: strongly, or (unless `keepingForGood`)
+    /// weakly too, as every container shares a weak instance.
+    private func holder(keepingForGood: Bool) -> ServiceKey? {
+        let (hookPath, hookStorage) = self.hookPath
+        let holds: (ObjectScope.Storage) -> Bool = { $0 == .strong || (!keepingForGood && $0 == .weak) }
+        return frames.last(where: { holds($0.storage) })?.key ?? (holds(hookStorage) ? hookPath.last : nil)
     }
 }
 

@@ -139,6 +139,7 @@ func deferredResolve<Service, each Argument>(
         // resolves, so it is left for later.)
         _ = try resolution.resolve(serviceType, name: name, depth: depth, arguments: repeat each arguments)
     }
+    resolution.observeWrapper(wrapper, of: key)
     let context = resolution.currentContext
     let identity = resolution.identity
     // Resolved at the top (`container.resolve(Lazy<…>.self)`), not by a factory: there is no resolver to keep.
