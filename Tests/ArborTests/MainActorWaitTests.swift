@@ -141,18 +141,7 @@ private final class MSession: @unchecked Sendable {}
         }
         let storage = try #require(container.entries.first { $0.key == ServiceKey(MClient.self) }?.storage)
         let builder = Task.detached { try await container.resolve(MClient.self) }
-        let watchdog = Watchdog("the builder claiming the client", seconds: Watchdog.patience)
-        while true {
-            if case .building = storage.snapshot() { break }
-            if case .soloBuilding = storage.snapshot() { break }
-            try await Task.sleep(nanoseconds: 1_000_000)
-        }
-        watchdog.disarm()
-
-        let error = try #require(
-            await asyncResolutionError {
-                try await Task.detached { try await container.resolve(MFeedModel.self) }.value
-            })
+        let error = try await feedModelError(in: container, onceClaimed: storage)
         #expect(error.kind == .asyncRequired)
         #expect(error.path == [ServiceKey(MFeedModel.self), ServiceKey(MClient.self)])
         #expect(error.description.contains("the factory of MFeedModel runs on the main actor synchronously"))
@@ -165,5 +154,56 @@ private final class MSession: @unchecked Sendable {}
         _ = try await waiting.value
         let kept = try await container.resolve(MClient.self)
         #expect(kept === client)
+    }
+
+    /// The same for a synchronous main-actor `initCompleted` hook: the error names the hook and says to make it
+    /// `async`, and the `async` hook waits suspended. The client is built at once, by an `async` resolution that then
+    /// waits (suspended, holding no thread) before it publishes it.
+    @Test func aSynchronousMainActorHookThatMeetsAnotherTasksBuildIsToldToBecomeAsync() async throws {
+        final class Prefetch: Sendable {}
+        let gate = Gate()
+        let container = Container()
+        container.register(MClient.self) { _ in MClient() }.inObjectScope(.permanent)
+        container.register(Prefetch.self) { r async throws in
+            _ = try await r.resolve(MClient.self)
+            await gate.passAsync()
+            return Prefetch()
+        }
+        container.register(MFeedModel.self) { @MainActor _ in MFeedModel() }
+            .initCompleted { @MainActor r, _ in _ = try r.resolve(MClient.self) }
+        container.register(MFeedModel.self, name: "async") { @MainActor _ in MFeedModel() }
+            .initCompleted { @MainActor r, _ async throws in _ = try await r.resolve(MClient.self) }
+        let storage = try #require(container.entries.first { $0.key == ServiceKey(MClient.self) }?.storage)
+        let builder = Task.detached { try await container.resolve(Prefetch.self) }
+        let error = try await feedModelError(in: container, onceClaimed: storage)
+        #expect(error.kind == .asyncRequired)
+        #expect(error.path.last == ServiceKey(MClient.self))
+        #expect(error.description.contains("an initCompleted hook of MFeedModel runs on the main actor synchronously"))
+        #expect(error.description.contains("`.initCompleted { @MainActor r, instance async throws in"))
+
+        let waiting = Task.detached { try await container.resolve(MFeedModel.self, name: "async") }
+        gate.open()
+        _ = try await builder.value
+        _ = try await waiting.value
+    }
+
+    /// Waits until another task has claimed the client's `storage`, then resolves the feed model with `try await` from
+    /// a task of its own, and returns the error it throws.
+    private func feedModelError(
+        in container: Container, onceClaimed storage: InstanceStorage
+    ) async throws
+        -> ResolutionError
+    {
+        let watchdog = Watchdog("the builder claiming the client", seconds: Watchdog.patience)
+        while true {
+            if case .building = storage.snapshot() { break }
+            if case .soloBuilding = storage.snapshot() { break }
+            try await Task.sleep(nanoseconds: 1_000_000)
+        }
+        watchdog.disarm()
+        return try #require(
+            await asyncResolutionError {
+                try await Task.detached { try await container.resolve(MFeedModel.self) }.value
+            })
     }
 }

@@ -118,6 +118,17 @@ extension Resolution {
                     `{ @MainActor r async throws in … try await r.resolve(…) }`.
                     """)
         }
+        // Otherwise, in an `async` resolve, it is a synchronous `initCompleted` hook's that runs on the main actor.
+        if isAsync, let instance = hookPath.keys.last {
+            return asyncRequired(
+                key, path: path(endingWith: key),
+                detail: """
+                    another task is building it (or something it waits for), and an initCompleted hook of \(instance) \
+                    runs on the main actor synchronously, so it cannot wait for that build without blocking the main \
+                    actor, which the build may need. Make that hook async, so it waits suspended: \
+                    `.initCompleted { @MainActor r, instance async throws in … try await r.resolve(…) }`.
+                    """)
+        }
         return asyncRequired(key, path: path(endingWith: key), detail: CreationCoordinator.mainActorDetail)
     }
 
