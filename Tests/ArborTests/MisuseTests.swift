@@ -312,13 +312,19 @@ import Testing
     /// A graph-scoped factory that resolves its own service through the container recurses, a new resolution at
     /// depth 0 each time, until the stack is nearly used up: the error says that a factory called a container's
     /// `resolve`, not only that the thread's stack is small.
-    @Test func aFactoryResolvingItsOwnServiceThroughTheContainerIsToldSoWhenTheStackRunsOut() throws {
+    /// Graph-scoped, and transient (whose outermost build, without hooks or arguments, takes a shorter path: it
+    /// overflowed the stack).
+    @Test(arguments: [ObjectScope.graph, .transient])
+    func aFactoryResolvingItsOwnServiceThroughTheContainerIsToldSoWhenTheStackRunsOut(_ scope: ObjectScope) throws {
         final class Recursive: Sendable {
             let inner: Recursive?
             init(_ inner: Recursive?) { self.inner = inner }
         }
         let container = Container()
-        container.register(Recursive.self) { [unowned container] _ in Recursive(try container.resolve()) }
+        container.register(Recursive.self) { [unowned container] _ in
+            Recursive(try container.resolve(Recursive.self))
+        }
+        .inObjectScope(scope)
         let outcome = onAnotherThread(timeout: 60) { resolutionErrorQuietly { try container.resolve(Recursive.self) } }
         let ended = try #require(outcome, "it did not end")
         let error = try #require(ended)

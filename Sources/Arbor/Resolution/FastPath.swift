@@ -43,11 +43,11 @@ extension Resolution {
 
     /// The outermost build of a transient registration without hooks or arguments: the rules' build without the
     /// checks that cannot fail at depth 0 with nothing else being built (no cycle, no depth limit: it is at least
-    /// 0).
+    /// 0), but with the stack's.
     @inline(__always)
     func buildOutermost<Service>(_ found: Found, key: ServiceKey) throws -> Service {
         let slot = GraphSlot(registration: found.identity, context: context)
-        enterOutermost(Frame(entry: found.entry, slot: slot, storage: .none))
+        try enterOutermost(Frame(entry: found.entry, slot: slot, storage: .none), key: key)
         defer { leave(toDepth: -1) }
         do {
             return try found.entry.withObject { try NullaryEntry<Service>.build($0, self) }

@@ -317,9 +317,11 @@ extension Resolution {
     }
 
     /// `enter`, for the outermost build of a transient registration without hooks or arguments: at depth 0 with
-    /// nothing else being built, neither a cycle nor the depth limit can stop it.
+    /// nothing else being built, neither a cycle nor the depth limit can stop it. The stack can: a factory that calls
+    /// a container's `resolve` of its own service starts each round at depth 0 of a resolution of its own.
     @inline(__always)
-    func enterOutermost(_ frame: Frame) {
+    func enterOutermost(_ frame: Frame, key: ServiceKey) throws {
+        if state.value.stackLimit.isReached { throw stackExhaustedError(key, depth: 0) }
         state.value.building.push(frame)
         state.value.depth = 0
     }
