@@ -124,4 +124,35 @@ private final class TLog: @unchecked Sendable {
         await first?.value
         #expect(log.values == ["released work"], "and ran once")
     }
+
+    /// An `async` release hook that awaits `closeAndWait()` of the container being closed (or of its parent, closed by
+    /// the same close) cannot wait for itself: the call returns at once, and the close goes on to the next hook.
+    @Test(arguments: EarlierClose.allCases)
+    func aReleaseHookAwaitingCloseAndWaitOfItsOwnCloseDoesNotWaitForItself(_ earlier: EarlierClose) async throws {
+        let log = TLog()
+        let app = Container()
+        let request = app.makeChild()
+        request.register(TResource.self, name: "first") { _ in TResource("first") }.inObjectScope(.permanent)
+        request.register(TResource.self, name: "second") { _ in TResource("second") }
+            .inObjectScope(.permanent)
+            .onRelease { resource async in
+                await request.closeAndWait()
+                await app.closeAndWait()
+                log.record("released \(resource.name)")
+            }
+        _ = try await request.resolve(TResource.self, name: "first")
+        _ = try await request.resolve(TResource.self, name: "second")
+
+        let watchdog = Watchdog("a release hook awaiting its own close", seconds: Watchdog.patience)
+        defer { watchdog.disarm() }
+        switch earlier {
+        case .close: request.close()
+        case .parentsClose: app.close()
+        case .parentsCloseAndWait: await app.closeAndWait()
+        case .anotherCloseAndWait: await request.closeAndWait()
+        }
+        await request.closeAndWait()
+        await app.closeAndWait()
+        #expect(log.values == ["released second"])
+    }
 }

@@ -87,7 +87,8 @@ extension Container {
     /// A container that is closed already — by ``close()``, by an ancestor's close (an app shutting down while a
     /// request awaits its child), or by another `closeAndWait()` — is not closed again: the call waits for the `async`
     /// hooks that close started. (Not for an instance whose build was still running when its container closed: its
-    /// hooks run when the build ends, on the thread that built it.)
+    /// hooks run when the build ends, on the thread that built it.) Called from one of those hooks, it returns at once:
+    /// a hook cannot wait for itself.
     public func closeAndWait() async {
         await closeWithoutSuspending()?.run()
     }
@@ -148,7 +149,7 @@ package struct PendingReleaseHooks: @unchecked Sendable {
     /// close's.
     package func run() async {
         guard !instances.isEmpty else { return await latch.wait() }
-        await ReleasedInstance.runAwaiting(instances)
+        await latch.runningHooks { await ReleasedInstance.runAwaiting(instances) }
         latch.open()
     }
 }

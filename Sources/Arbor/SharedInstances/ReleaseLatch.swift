@@ -61,8 +61,18 @@ final class ReleaseLatch: @unchecked Sendable {
         for waiter in waiters { waiter.resume() }
     }
 
-    /// Returns once the hooks have run.
+    /// The latches whose hooks the current task runs: a hook that awaits ``Container/closeAndWait()`` of the container
+    /// being closed would otherwise wait for itself.
+    @TaskLocal private static var running: [ObjectIdentifier] = []
+
+    /// Runs `hooks`, the latch's `async` hooks, as the latch's: a wait for the latch from within them returns at once.
+    func runningHooks(_ hooks: () async -> Void) async {
+        await Self.$running.withValue(Self.running + [ObjectIdentifier(self)]) { await hooks() }
+    }
+
+    /// Returns once the hooks have run; at once when called from one of them, which cannot wait for itself.
     func wait() async {
+        guard !Self.running.contains(ObjectIdentifier(self)) else { return }
         await withCheckedContinuation { continuation in
             let isOpen = state.withLock { state in
                 if !state.isOpen { state.waiters.append(continuation) }

@@ -47,8 +47,10 @@ struct ReleasedInstance {
             return
         }
         Task {
-            for hook in deferred { await hook.run(hook.instance.value) }
-            latch?.open()
+            let hooks = { for hook in deferred { await hook.run(hook.instance.value) } }
+            guard let latch else { return await hooks() }
+            await latch.runningHooks(hooks)
+            latch.open()
         }
     }
 
