@@ -317,6 +317,10 @@ extension Container {
     /// }
     /// let session = try await container.resolve(Session.self, arguments: user)
     /// ```
+    ///
+    /// The factory runs in the resolving task, so its arguments may be of any type. A factory isolated to a global
+    /// actor of your own (`{ @DatabaseActor (r, query: Query) async in … }`) receives them on that actor, and Swift
+    /// does not check that they may go there: give such a factory `Sendable` arguments.
     @inlinable
     @discardableResult
     public func register<Service, FirstArgument, each Argument>(
@@ -331,7 +335,8 @@ extension Container {
     }
 
     /// Registers how to build, on the main actor, a service whose factory takes runtime arguments. It is resolved like
-    /// a main-actor factory without arguments: on the main actor, synchronously or with `try await`.
+    /// a main-actor factory without arguments: on the main actor, synchronously or with `try await`. The arguments
+    /// are `Sendable`: an `async` resolve from another task hands them to the main actor.
     ///
     /// ```swift
     /// container.register(ProfileViewModel.self) { @MainActor (r, user: UserID) in
@@ -341,7 +346,7 @@ extension Container {
     /// ```
     @inlinable
     @discardableResult
-    public func register<Service: Sendable, FirstArgument, each Argument>(
+    public func register<Service: Sendable, FirstArgument: Sendable, each Argument: Sendable>(
         _ serviceType: Service.Type,
         name: String? = nil,
         factory: @escaping @MainActor @Sendable (any Resolver, FirstArgument, repeat each Argument) throws -> Service

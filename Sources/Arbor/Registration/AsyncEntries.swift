@@ -190,14 +190,14 @@ struct AsyncTupleFactory<Produced>: Sendable {
         }
     }
 
-    /// Wraps a main-actor `factory`, which runs on the main actor.
+    /// Wraps a main-actor `factory`, which runs on the main actor: its arguments go there.
     @inlinable
-    init<each Argument>(
+    init<each Argument: Sendable>(
         mainActor factory: @escaping @MainActor @Sendable (any Resolver, repeat each Argument) throws -> Produced
     ) where Produced: Sendable {
         make = { resolver, arguments in
-            let arguments = UncheckedSendable(arguments.load(as: (repeat each Argument).self))
-            return try await MainActor.run { try factory(resolver, repeat each arguments.value) }
+            let arguments = arguments.load(as: (repeat each Argument).self)
+            return try await MainActor.run { try factory(resolver, repeat each arguments) }
         }
     }
 }
