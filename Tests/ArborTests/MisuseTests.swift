@@ -489,6 +489,43 @@ import Testing
         #expect(text.contains("MUEngine") && text.contains("MUCar"))
     }
 
+    /// `implements` on a registration that was replaced does nothing, as the other calls on it do: it used to forward
+    /// the other type to whatever now holds the key, and could replace a live registration with a forward.
+    @Test func implementsOnAReplacedRegistrationDoesNothing() throws {
+        protocol Vehicle: AnyObject {}
+        final class Van: Vehicle {}
+        let container = Container()
+        let stale = container.register(MUEngine.self) { _ in MUEngine() }
+        container.register(MUEngine.self) { _ in MUEngine() }  // replaces it
+        stale.implements(MUCar.self)
+        #expect(!container.isRegistered(MUCar.self))
+
+        // A stale handle forwarding a type that has a registration of its own: that registration stays.
+        let vehicles = Counter()
+        let van = container.register(Van.self) { _ in Van() }
+        container.register((any Vehicle).self) { _ in
+            vehicles.increment()
+            return Van()
+        }
+        container.register(Van.self) { _ in Van() }  // `van` is stale now
+        van.implements((any Vehicle).self)
+        _ = try container.resolve((any Vehicle).self)
+        #expect(vehicles.value == 1, "the protocol's own registration still answers")
+    }
+
+    /// `implements` of the registration's own type would replace it with a forward to itself: it does nothing.
+    @Test func implementsOfTheRegistrationsOwnTypeDoesNothing() throws {
+        let container = Container()
+        let built = Counter()
+        container.register(MUEngine.self) { _ in
+            built.increment()
+            return MUEngine()
+        }
+        .implements(MUEngine.self)
+        _ = try container.resolve(MUEngine.self)
+        #expect(built.value == 1)
+    }
+
     @Test func aPermanentServiceWithArgumentsKeepsTheFirstArguments() throws {
         let container = Container()
         container.register(MUGreeter.self) { (_, name: String) in MUGreeter(name, 1) }.inObjectScope(.permanent)

@@ -447,8 +447,13 @@ public final class Container: Resolver, @unchecked Sendable {
     // look-up cache (see `retire`). The instance it held is released at once, after the lock: that instance's
     // deinit may well use the container.
 
-    func add(_ entry: ServiceEntry) {
-        let (replaced, retirement, lookedUp) = registry.withLock { registry in
+    /// Adds `entry`, replacing the one under its key. With `requiring`, only while the container holds that
+    /// registration (a forward of a registration that was replaced or removed is not added).
+    func add(_ entry: ServiceEntry, requiring: (key: ServiceKey, token: RegistrationToken)? = nil) {
+        let (replaced, retirement, lookedUp) = registry.withLock { registry -> (ServiceEntry?, Retirement, Bool) in
+            if let requiring, registry.entries[requiring.key]?.token != requiring.token {
+                return (nil, Retirement(nil), false)
+            }
             // The lock orders this with other registrations; threads that look without it read the words.
             recordRegistration(of: entry.key.serviceType)
             let replaced = registry.entries.insert(entry)

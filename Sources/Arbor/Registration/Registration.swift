@@ -114,15 +114,21 @@ public struct Registration<Service>: Sendable {
     ///
     /// The forwarded key keeps this registration's argument types. `Other` is not checked when you register:
     /// if the instance is not an `Other`, resolving `Other` throws ``ResolutionError/Reason/typeMismatch`` naming
-    /// both types. Removing the registration (`unregister`, `removeAll`) removes its forwards too.
+    /// both types. Removing the registration (`unregister`, `removeAll`) removes its forwards too. Like the other
+    /// calls on a registration, it does nothing once the registration was replaced or removed; nor for the
+    /// registration's own key, which it answers already.
     @discardableResult
     public func implements<Other>(_ type: Other.Type, name: String? = nil) -> Registration {
         let forwardKey = ServiceKey(serviceType: type, name: name, argumentsType: key.argumentsType)
+        // A forward under the registration's own key would replace the registration with a forward to itself.
+        guard forwardKey != key else { return self }
         var validator: (@Sendable (Container) throws -> Void)?
         if !key.hasArguments {
             validator = { container in _ = try container.resolve(Other.self, name: name) }
         }
-        container.add(ForwardEntry<Service>(key: forwardKey, target: key, owner: container, validator: validator))
+        container.add(
+            ForwardEntry<Service>(key: forwardKey, target: key, owner: container, validator: validator),
+            requiring: (key, token))
         return self
     }
 
