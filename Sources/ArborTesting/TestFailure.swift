@@ -1,3 +1,5 @@
+import Foundation
+
 #if canImport(Testing)
 import Testing
 #endif
@@ -17,13 +19,28 @@ enum TestFailure {
     static func record(_ message: String, at sourceLocation: SourceLocation) {
         #if canImport(XCTest)
         if Test.current == nil {
-            XCTFail("\(message)\n(checked at \(sourceLocation.filePath):\(sourceLocation.line))")
+            let located = "\(message)\n(checked at \(sourceLocation.filePath):\(sourceLocation.line))"
+            XCTFail(located)
+            printOutsideTest(located)
             return
         }
         #endif
         Issue.record(Comment(rawValue: message), sourceLocation: sourceLocation)
     }
     #endif
+
+    /// Prints a failure that no Swift Testing test's task saw, to standard error: `XCTFail` reaches an XCTest test only,
+    /// so a check made in a detached task or on a thread of its own, or outside any test, would otherwise pass unseen.
+    @usableFromInline
+    static func printOutsideTest(_ message: String) {
+        let text = """
+            ArborTesting: a check failed outside a Swift Testing test's task (in a detached task, on a thread of its \
+            own, or outside a test). Only an XCTest test sees it as a failure; call the check from the test itself.
+            \(message)
+
+            """
+        FileHandle.standardError.write(Data(text.utf8))
+    }
 
     #if canImport(XCTest)
     /// Records `message` at `file` and `line`: an `XCTFail` in an XCTest test, and a Swift Testing issue at the same
@@ -42,6 +59,7 @@ enum TestFailure {
         }
         #endif
         XCTFail(message, file: file, line: line)
+        printOutsideTest("\(message)\n(checked at \(file):\(line))")
     }
     #endif
 }

@@ -1,5 +1,6 @@
 import Arbor
 import ArborTesting
+import Foundation
 import Testing
 
 // `expectNoLeaks` and `ArborTesting.leakCheck`: a leaking body fails the test with the report, a clean body passes.
@@ -90,6 +91,20 @@ import Testing
         }
 
         Shop.release(leaked.object)
+    }
+
+    /// A check called off the test's task (a detached task here) cannot reach the test: its failure is printed to
+    /// standard error, saying so, rather than passing unseen.
+    @Test func aCheckOffTheTestsTaskPrintsItsFailure() async throws {
+        let printed = try await capturingStandardError {
+            await Task.detached {
+                var leaked = WeakBox<LeakyView>(nil)
+                try? expectNoLeaks(in: Shop.shared) { test in leaked.object = try test.resolve(LeakyView.self) }
+                Shop.release(leaked.object)
+            }.value
+        }
+        #expect(printed.contains("ArborTesting: a check failed outside a Swift Testing test's task"))
+        #expect(printed.contains("LeakyView.presenter → LeakyPresenter"))
     }
 
     @Test func cleanBodyPassesByDefault() throws {
@@ -356,4 +371,21 @@ import Testing
         #expect(returned.leaks.map(\.typeName).sorted() == ["Cart", "CheckoutPresenter", "CheckoutView"])
         withExtendedLifetime(view) {}
     }
+}
+
+/// What `body` writes to standard error (with whatever else the process writes there meanwhile).
+private func capturingStandardError(_ body: () async throws -> Void) async throws -> String {
+    let pipe = Pipe()
+    let saved = dup(STDERR_FILENO)
+    dup2(pipe.fileHandleForWriting.fileDescriptor, STDERR_FILENO)
+    do {
+        try await body()
+    } catch {
+        dup2(saved, STDERR_FILENO)
+        throw error
+    }
+    dup2(saved, STDERR_FILENO)
+    close(saved)
+    try pipe.fileHandleForWriting.close()
+    return String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
 }
