@@ -68,10 +68,12 @@ import Testing
         #expect(cased.kind == .notRegistered)
         #expect("\(cased)".contains("Did you mean MUCar(name: \"sportsCar\")? The names differ only in case."))
 
-        let typo = try #require(resolutionError { try child.resolve(MUCar.self, name: "famliy") })
-        #expect(!"\(typo)".contains("Did you mean"), "two letters swapped are two edits: too many for six letters")
+        let swapped = try #require(resolutionError { try child.resolve(MUCar.self, name: "famliy") })
+        #expect("\(swapped)".contains("Did you mean MUCar(name: \"family\")? The names are spelled nearly the same."))
         let slip = try #require(resolutionError { try child.resolve(MUCar.self, name: "famly") })
         #expect("\(slip)".contains("Did you mean MUCar(name: \"family\")? The names are spelled nearly the same."))
+        let twoSlips = try #require(resolutionError { try child.resolve(MUCar.self, name: "fmly") })
+        #expect(!"\(twoSlips)".contains("Did you mean"), "two edits are too many for a six-letter name")
 
         // Short names, other argument types and the unnamed key get no suggestion, only the list.
         let short = try #require(resolutionError { try child.resolve(MUCar.self, name: "vat") })
@@ -81,6 +83,19 @@ import Testing
         #expect(!"\(otherArguments)".contains("Did you mean"))
         let unnamed = try #require(resolutionError { try child.resolve(MUCar.self) })
         #expect(!"\(unnamed)".contains("Did you mean"))
+    }
+
+    /// A type registered under thousands of names: a missing name's error lists the first twenty, and a missing
+    /// optional is `nil`, as with a few. (The list of alternatives was built in time quadratic in their number.)
+    @Test func aTypeWithThousandsOfNamesListsAFewAndStillSuggests() throws {
+        let container = Container()
+        for index in 0..<5_000 { container.register(MUCar.self, name: "car-\(index)") { _ in MUCar() } }
+        #expect(try container.resolve(MUCar?.self, name: "missing") == nil)
+        let error = try #require(resolutionError { try container.resolve(MUCar.self, name: "car-4999x") })
+        #expect(error.registeredAlternatives.count == 5_000)
+        let text = "\(error)"
+        #expect(text.contains("and 4980 more"))
+        #expect(text.contains("Did you mean MUCar(name: \"car-4999\")?"), "a name past the twenty listed")
     }
 
     @Test func anUnregisteredTypeSaysSoAndShowsHowToRegisterIt() throws {

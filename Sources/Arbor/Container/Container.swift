@@ -428,12 +428,15 @@ public final class Container: Resolver, @unchecked Sendable {
     /// The keys registered for `key`'s service type, here and in the ancestors, nearest first.
     func registrations(of key: ServiceKey) -> [ServiceKey] {
         var found: [ServiceKey] = []
+        var seen: Set<ServiceKey> = []
         var container: Container? = self
         while let current = container {
             let keys = current.registry.withLock { registry in
                 registry.entries.values.map(\.key).filter { $0.serviceType == key.serviceType }
             }
-            for candidate in keys.sorted(by: { $0.description < $1.description }) where !found.contains(candidate) {
+            // Each key described once: a type registered under thousands of names sorts in milliseconds.
+            let sorted = keys.map { ($0.description, $0) }.sorted { $0.0 < $1.0 }.map(\.1)
+            for candidate in sorted where seen.insert(candidate).inserted {
                 found.append(candidate)
             }
             container = current.parent

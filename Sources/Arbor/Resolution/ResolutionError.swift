@@ -129,7 +129,10 @@ public struct ResolutionError: Error, CustomStringConvertible {
                 lines.append("  \(typeName) has no registration at all in this container or its ancestors.")
                 lines.append("  Register it, e.g. \(registrationExample).")
             } else {
-                let list = registeredAlternatives.map(\.description).joined(separator: ", ")
+                // The first few: a type registered under thousands of names would give a text of megabytes.
+                let shown = registeredAlternatives.prefix(Self.alternativesShown).map(\.description)
+                let more = registeredAlternatives.count - shown.count
+                let list = shown.joined(separator: ", ") + (more > 0 ? ", and \(more) more" : "")
                 lines.append("  registered for \(typeName): \(list)")
                 if let (near, difference) = suggestion {
                     lines.append("  Did you mean \(near)? \(difference)")
@@ -230,6 +233,9 @@ public struct ResolutionError: Error, CustomStringConvertible {
         error.isRootClosed = closedAncestors.last?.parent == nil
         return error
     }
+
+    /// How many of ``registeredAlternatives`` the description lists.
+    static let alternativesShown = 20
 
     /// `A → B → C`; long paths keep their first three and last six keys.
     static func describe(_ path: [ServiceKey]) -> String {
