@@ -11,7 +11,7 @@ import XCTest
 /// test, or an `XCTFail` in a Swift Testing test, is not seen by the framework that runs it, so a helper of one
 /// framework called from a test of the other would pass whatever it found.
 @usableFromInline
-enum TestFailure {
+package enum TestFailure {
     #if canImport(Testing)
     /// Records `message` at `sourceLocation`: a Swift Testing issue in a Swift Testing test, and an `XCTFail` naming
     /// the place in any other (an XCTest test).
@@ -39,8 +39,16 @@ enum TestFailure {
             \(message)
 
             """
-        FileHandle.standardError.write(Data(text.utf8))
+        if let capture = capturedOutsideTest.withLock({ $0 }) {
+            capture(text)
+        } else {
+            FileHandle.standardError.write(Data(text.utf8))
+        }
     }
+
+    /// Where ``printOutsideTest(_:)`` writes instead of standard error while set: for ArborTesting's own tests, which
+    /// check what it prints without redirecting the process's standard error.
+    package static let capturedOutsideTest = LockedValue<(@Sendable (String) -> Void)?>(nil)
 
     #if canImport(XCTest)
     /// Records `message` at `file` and `line`: an `XCTFail` in an XCTest test, and a Swift Testing issue at the same

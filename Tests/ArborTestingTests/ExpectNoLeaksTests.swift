@@ -1,6 +1,5 @@
 import Arbor
 import ArborTesting
-import Foundation
 import Testing
 
 // `expectNoLeaks` and `ArborTesting.leakCheck`: a leaking body fails the test with the report, a clean body passes.
@@ -373,19 +372,11 @@ import Testing
     }
 }
 
-/// What `body` writes to standard error (with whatever else the process writes there meanwhile).
+/// What ArborTesting prints to standard error for failures off a test's task while `body` runs (other tests' too).
 private func capturingStandardError(_ body: () async throws -> Void) async throws -> String {
-    let pipe = Pipe()
-    let saved = dup(STDERR_FILENO)
-    dup2(pipe.fileHandleForWriting.fileDescriptor, STDERR_FILENO)
-    do {
-        try await body()
-    } catch {
-        dup2(saved, STDERR_FILENO)
-        throw error
-    }
-    dup2(saved, STDERR_FILENO)
-    close(saved)
-    try pipe.fileHandleForWriting.close()
-    return String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    let printed = LockedValue("")
+    TestFailure.capturedOutsideTest.withLock { $0 = { text in printed.withLock { $0 += text } } }
+    defer { TestFailure.capturedOutsideTest.withLock { $0 = nil } }
+    try await body()
+    return printed.withLock { $0 }
 }
