@@ -36,6 +36,13 @@ private enum ConcurrencyArticle {
             self.client = client
         }
     }
+    @MainActor final class ProfileViewModel {
+        let client: any HTTPClient
+        init(client: any HTTPClient) {
+            MainActor.assertIsolated()
+            self.client = client
+        }
+    }
     final class UnitOfWork: @unchecked Sendable {
         private let lock = NSLock()
         private var pending: [String] = []
@@ -124,6 +131,15 @@ private enum ConcurrencyArticle {
                 #expect(prefetched.coordinator === coordinator)
                 #expect(shown.coordinator === coordinator)
             }
+        }
+
+        @Test func defaultMainActorIsolation() async throws {
+            let container = makeContainer()
+            // ARTICLE: Default main-actor isolation
+            container.register(ProfileViewModel.self) { @MainActor r in ProfileViewModel(client: try r.resolve()) }
+            // ARTICLE end
+            let model = try await Task.detached { try await container.resolve(ProfileViewModel.self) }.value
+            await MainActor.run { #expect(model.client is LiveClient) }
         }
 
         @Test func actorIsolationOfAKeptViewModel() async throws {

@@ -345,6 +345,32 @@ import Testing
         let error = try #require(ended)
         #expect(error.kind == .depthLimitExceeded)
         #expect(error.description.contains("called a container's resolve instead of the resolver it was given"))
+        #expect(!error.description.contains("larger stack"), "a larger stack would only take longer to run out")
+    }
+
+    /// The Swinject habit of wiring a circular pair in a hook through the captured container: the hook's resolve is
+    /// a resolution of its own. The error leads with that, not with advice to add the hook the code already has.
+    @Test func aHookWiringACircularPairThroughTheContainerIsToldSo() throws {
+        final class Coordinator: @unchecked Sendable {
+            var router: Router?
+        }
+        final class Router: @unchecked Sendable {
+            weak var coordinator: Coordinator?
+        }
+        let container = Container()
+        container.register(Coordinator.self) { r in
+            let coordinator = Coordinator()
+            coordinator.router = try r.resolve(Router.self)
+            return coordinator
+        }
+        .inObjectScope(.permanent)
+        container.register(Router.self) { _ in Router() }
+            .inObjectScope(.permanent)
+            .initCompleted { [unowned container] _, router in router.coordinator = try container.resolve() }
+        let error = try #require(resolutionError { try container.resolve(Coordinator.self) })
+        #expect(error.kind == .circularDependency)
+        #expect(error.description.contains("called a container's resolve instead of the resolver it was given"))
+        #expect(!error.description.contains("Break the cycle: let one side receive the other in an initCompleted hook"))
     }
 
     /// The same misuse in `async` factories: a resolve of the container, awaited in a factory, of what the awaiting

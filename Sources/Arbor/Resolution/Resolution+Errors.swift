@@ -72,21 +72,21 @@ extension Resolution {
     func stackExhaustedError(_ key: ServiceKey, depth: Int) -> any Error {
         // Resolutions suspended under this one on the thread: factories that called a container's `resolve`. Each
         // starts again at depth 0, so a factory that resolves its own service that way never reaches the limit.
-        let cause =
+        // There, the cause comes first, and alone: a larger stack would only take longer to run out.
+        let detail =
             beganInsideAnother
             ? """
-             A factory or hook up the stack called a container's resolve instead of the resolver it was given: \
+            A factory or hook up the stack called a container's resolve instead of the resolver it was given: \
             each such call starts a new resolution at depth 0, so a factory that resolves its own service that \
             way recurses until the stack runs out. Resolve through the resolver (a cycle then throws \
             circularDependency at once), or make the recursion end.
-            """ : ""
-        var error = ResolutionError(
-            .depthLimitExceeded, key: key, path: path(endingWith: key),
-            detail: """
-                Depth \(depth) is within maxResolutionDepth (\(maxDepth)), but a level more would \
-                overflow the thread's stack. Resolve on a thread with a larger stack (a secondary thread's stack is \
-                often 512 KB or less), or make the graph shallower.
-                """ + cause)
+            """
+            : """
+            Depth \(depth) is within maxResolutionDepth (\(maxDepth)), but a level more would \
+            overflow the thread's stack. Resolve on a thread with a larger stack (a secondary thread's stack is \
+            often 512 KB or less), or make the graph shallower.
+            """
+        var error = ResolutionError(.depthLimitExceeded, key: key, path: path(endingWith: key), detail: detail)
         error.isStackLimit = true
         return error
     }

@@ -144,6 +144,10 @@ public struct ResolutionError: Error, CustomStringConvertible {
                 lines.append(
                     "  For every registration of \(array.elementType), call resolveAll(\(array.elementType).self).")
             }
+        case .circularDependency where detail != nil:
+            // Not a cycle of factories an initCompleted hook would break: the detail says what it is, and what to do.
+            lines.append("Arbor could not resolve \(key): circular dependency \(Self.describe(cycle)).")
+            lines.append("  path: \(Self.describe(path))")
         case .circularDependency:
             lines.append("Arbor could not resolve \(key): circular dependency \(Self.describe(cycle)).")
             lines.append("  path: \(Self.describe(path))")
