@@ -27,6 +27,22 @@ private final class Checkout {
 }
 
 @Suite struct CustomScopeTests {
+    /// A scope of your own named like a built-in one that keeps instances otherwise, or with no name, says so in
+    /// descriptions: printed as `[graph]`, it kept its instances like a permanent one.
+    @Test func aScopeNamedLikeABuiltInOneSaysItIsYourOwn() {
+        #expect("\(ObjectScope(name: "graph", retention: .strong))" == "graph (a scope of your own, strong)")
+        #expect("\(ObjectScope(name: "permanent", retention: .weak))" == "permanent (a scope of your own, weak)")
+        #expect("\(ObjectScope(name: "", retention: .strong))" == "unnamed (a scope of your own, strong)")
+        // The same name and retention as a built-in one is that scope.
+        #expect(ObjectScope(name: "permanent", retention: .strong) == .permanent)
+        #expect("\(ObjectScope(name: "permanent", retention: .strong))" == "permanent")
+        #expect("\(ObjectScope.userSession)" == "user-session")
+
+        let container = Container()
+        container.register(Cart.self) { _ in Cart() }.inObjectScope(ObjectScope(name: "transient", retention: .strong))
+        #expect("\(container)".contains("Cart [transient (a scope of your own, strong)]"))
+    }
+
     @Test func aStrongCustomScopeIsSharedLikePermanent() throws {
         let container = Container()
         let built = Counter()

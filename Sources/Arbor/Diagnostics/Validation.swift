@@ -86,8 +86,9 @@ public struct ValidationReport: Sendable, CustomStringConvertible {
     public let problems: [Problem]
     /// The registrations that were resolved.
     public let checked: [ServiceKey]
-    /// The registrations that were not resolved: those that need runtime arguments and had no sample, and those whose
-    /// factory is `async` or runs on the main actor, which a synchronous `validate()` cannot build.
+    /// The registrations that were not resolved: those that need runtime arguments and had no sample, and those that
+    /// need an `async` resolve — an `async` or main-actor factory or hook, theirs or a dependency's — which a
+    /// synchronous `validate()` cannot make.
     public let notChecked: [ServiceKey]
     /// Of `notChecked`, those whose factory is `async` or runs on the main actor.
     let needsAsync: Set<ServiceKey>
@@ -120,7 +121,9 @@ public struct ValidationReport: Sendable, CustomStringConvertible {
         let needingAsync = notChecked.filter { needsAsync.contains($0) }
         if !needingAsync.isEmpty {
             lines.append("")
-            lines.append("Not checked, because their factories are async or run on the main actor:")
+            lines.append(
+                "Not checked, because they need an async resolve (an async or main-actor factory or hook, theirs or a "
+                    + "dependency's):")
             for key in needingAsync { lines.append("  \(key)") }
         }
         return lines.joined(separator: "\n")
@@ -133,7 +136,7 @@ public struct ValidationReport: Sendable, CustomStringConvertible {
         }
         var lines = ["digraph Arbor {", "  rankdir=LR;", "  node [shape=box, fontname=\"Helvetica\"];"]
         for key in scopes.keys.sorted(by: { $0.description < $1.description }) {
-            let scope = scopes[key].map(\.name) ?? "?"
+            let scope = scopes[key].map(\.description) ?? "?"
             let label = (key.description + "\\n" + scope).replacingAll("\"", with: "\\\"")
             lines.append("  \(quoted(key)) [label=\"\(label)\"];")
         }

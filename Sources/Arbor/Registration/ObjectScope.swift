@@ -109,8 +109,14 @@ public struct ObjectScope: Hashable, Sendable, CustomStringConvertible {
     public static let perContainer = ObjectScope(name: "perContainer", storage: .perContainer)
 
     /// The scope's name: `transient`, `graph`, `weak`, `permanent`, `perContainer`, or the name of a scope of your
-    /// own.
-    public var description: String { name }
+    /// own. A scope of your own named like a built-in one that keeps instances otherwise, or with an empty name, says
+    /// so: `graph (a scope of your own, strong)`, so that a description of the container does not mislead.
+    public var description: String {
+        guard storage == .strong || storage == .weak else { return name }
+        let builtIn: [ObjectScope] = [.transient, .graph, .weak, .permanent, .perContainer]
+        guard name.isEmpty || builtIn.contains(where: { $0.name == name && $0 != self }) else { return name }
+        return "\(name.isEmpty ? "unnamed" : name) (a scope of your own, \(storage == .strong ? "strong" : "weak"))"
+    }
 
     /// Whether two scopes are the same: the same name and the same way of keeping instances.
     public static func == (lhs: ObjectScope, rhs: ObjectScope) -> Bool {
