@@ -30,6 +30,9 @@ import Testing
         #expect(text.contains("registered for MUGreeter:"))
         #expect(text.contains("MUGreeter(arguments: String, Int)"))
         #expect(text.contains("container.register(MUGreeter.self) { (r, arg1: String, arg2: Double) in ... }"))
+        // The usual cause: a value passed as its own type where the registration takes a protocol or an optional.
+        #expect(text.contains("Arguments match by the types they are passed as"))
+        #expect(text.contains("e.g. arguments: client as any HTTPClient, or title as String?."))
     }
 
     @Test func missingArgumentsListTheRegisteredShapes() throws {
@@ -39,6 +42,7 @@ import Testing
         #expect(error.kind == .notRegistered)
         #expect(error.registeredAlternatives == [ServiceKey(MUGreeter.self, arguments: String.self, Int.self)])
         #expect("\(error)".contains("registered for MUGreeter: MUGreeter(arguments: String, Int)"))
+        #expect(!"\(error)".contains("Arguments match by"), "no arguments were passed: nothing to cast")
     }
 
     @Test func aMissingNameListsTheNames() throws {

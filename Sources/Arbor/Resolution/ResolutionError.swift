@@ -139,6 +139,12 @@ public struct ResolutionError: Error, CustomStringConvertible {
                 }
                 lines.append("  Register it, e.g. \(registrationExample),")
                 lines.append("  or ask for one of the registrations above (same name, same argument types).")
+                if key.hasArguments, registeredAlternatives.contains(where: { $0.hasArguments && $0.name == key.name })
+                {
+                    lines.append("  Arguments match by the types they are passed as, not by the types of their values:")
+                    lines.append("  to pass one as a protocol or an optional a registration takes, say so,")
+                    lines.append("  e.g. arguments: client as any HTTPClient, or title as String?.")
+                }
             }
             if let array = key.serviceType as? any ArrayOfServices.Type, !key.hasArguments {
                 lines.append(
