@@ -1,0 +1,6 @@
+// expect: Arbor throws a ResolutionError that says what went wrong
+import Arbor
+
+func port() {
+    Container.loggingFunction = nil
+}

@@ -1,0 +1,8 @@
+// expect: use resetInstance(of:name:)
+import Arbor
+
+final class Engine {}
+
+func port(_ container: Container) {
+    container.resetObjectScope(.permanent, serviceType: Engine.self)
+}
