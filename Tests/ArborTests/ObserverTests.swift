@@ -321,6 +321,38 @@ struct ObserverTests {
         #expect(observer.lock.holding { observer.resolved } == events.count - 1, "the last, after close, threw")
     }
 
+    @Test("an observer resolving a permanent instance still being built is told so, and may resolve it once finished")
+    func observerResolvingWhatIsStillBuilt() throws {
+        final class ResolvingTheBowl: ResolutionObserver, @unchecked Sendable {
+            let container: Container
+            let lock = NSLock()
+            var inBuilt: (any Error)?
+            var inFinished: Bowl?
+            init(_ container: Container) { self.container = container }
+            func instanceBuilt(_ event: InstanceBuilt) {
+                guard event.key == ServiceKey(Bowl.self) else { return }
+                do { _ = try container.resolve(Bowl.self) } catch { lock.holding { inBuilt = error } }
+            }
+            func resolveFinished(_ event: ResolveFinished) {
+                guard event.key == ServiceKey(Bowl.self) else { return }
+                let bowl = try? container.resolve(Bowl.self)
+                lock.holding { inFinished = bowl }
+            }
+        }
+        let container = Container()
+        container.register(Food.self) { _ in Food() }
+        container.register(Bowl.self) { r in Bowl(food: try r.resolve()) }.inObjectScope(.permanent)
+        let observer = ResolvingTheBowl(container)
+        container.addObserver(observer)
+
+        let bowl = try container.resolve(Bowl.self)
+        let error = try #require(observer.lock.holding { observer.inBuilt } as? ResolutionError)
+        #expect(error.kind == .circularDependency)
+        #expect(error.description.contains("an observer is handling"), "\(error)")
+        #expect(!error.description.contains("a factory or hook called a container's resolve"))
+        #expect(observer.lock.holding { observer.inFinished } === bowl)
+    }
+
     @Test("a resolve in a closed container reports that it began and threw, sync and async")
     func closedContainer() async throws {
         let container = kitchenContainer()

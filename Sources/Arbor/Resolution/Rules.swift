@@ -121,7 +121,11 @@ extension Resolution {
             throw LookAgain()
         case .closed:
             throw closedError(key)
-        case .circular(let detail):
+        case .circular(var detail):
+            // Nested on this thread in an observer's callback, not in a factory's: the observer resolved it.
+            if detail == CreationCoordinator.nestedDetail, Observation.isReporting {
+                detail = CreationCoordinator.observerNestedDetail
+            }
             throw error(.circularDependency, key: key, detail: detail)
         case .failed(let failure):
             throw groupFailure(failure, key: key)

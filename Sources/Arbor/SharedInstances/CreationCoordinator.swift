@@ -104,6 +104,14 @@ final class CreationCoordinator: @unchecked Sendable {
         resolver to share the instance.
         """
 
+    /// `nestedDetail`, when the nested resolve is an observer's: resolving in an event is allowed, but not an instance
+    /// the resolution it observes is still building.
+    static let observerNestedDetail = """
+        The instance is being built by the resolution whose event an observer is handling, further down this \
+        thread's stack: the observer's resolve cannot wait for it. Resolve it in resolveFinished, once the \
+        resolution has published its instances, or outside the observer.
+        """
+
     /// Detail of an `.asyncRequired` thrown instead of blocking the main actor.
     static let mainActorDetail = """
         another task is building it (or something it waits for), and that build may need the main actor, which this \
