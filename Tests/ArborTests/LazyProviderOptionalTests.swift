@@ -72,6 +72,20 @@ private final class Missing {}
         #expect(engine == nil)
     }
 
+    /// An optional `Lazy` or `Provider` of an unregistered service is `nil`, as an optional of the service is: an
+    /// optional feature resolved lazily. (It threw `.notRegistered`.) Registered, it resolves, also asynchronously.
+    @Test func anOptionalLazyOrProviderOfAnUnregisteredServiceIsNil() async throws {
+        let container = Container()
+        #expect(try resolveSynchronously(Lazy<any Engine>?.self, from: container) == nil)
+        #expect(try resolveSynchronously(Provider<any Engine>?.self, name: "spare", from: container) == nil)
+        #expect(try await container.resolve(Lazy<any Engine>?.self) == nil)
+        container.register((any Engine).self) { _ in V8() }
+        let lazy = try #require(try resolveSynchronously(Lazy<any Engine>?.self, from: container))
+        #expect(try lazy.instance.label == "v8")
+        let provider = try #require(try await container.resolve(Provider<any Engine>?.self))
+        #expect(try provider.instance.label == "v8")
+    }
+
     @Test func optionalResolvesTheRegisteredService() throws {
         let container = Container()
         container.register((any Engine).self) { _ in V8("registered") }

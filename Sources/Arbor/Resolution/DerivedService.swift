@@ -31,7 +31,9 @@ extension Optional: DerivedService {
     /// `nil` when `error` says that `key`, the wrapped service's, has no registration; otherwise the error, thrown.
     /// What both engines' derivation of an optional comes to when the wrapped resolve throws.
     static func nilIfNotRegistered(_ error: any Error, _ key: ServiceKey) throws -> Self {
-        guard let error = error as? ResolutionError, case .notRegistered = error.reason, error.key == key else {
+        guard let error = error as? ResolutionError, case .notRegistered = error.reason,
+            error.key == key || error.key == (Wrapped.self as? any DeferredResolving.Type)?.serviceKey(for: key)
+        else {
             throw error
         }
         return nil

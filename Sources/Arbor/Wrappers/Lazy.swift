@@ -106,6 +106,12 @@ protocol DeferredResolving: DerivedService {
 }
 
 extension DeferredResolving {
+    /// The key of the service a wrapper of `key` resolves: an optional `Lazy` or `Provider` of an unregistered service
+    /// is `nil`, as an optional of the service itself is.
+    static func serviceKey(for key: ServiceKey) -> ServiceKey {
+        ServiceKey(serviceType: Service.self, name: key.name, argumentsType: key.argumentsType)
+    }
+
     static func derive<each Argument>(_ at: Derivation, arguments: repeat each Argument) throws -> Self {
         Self(
             resolve: try deferredResolve(
