@@ -86,6 +86,19 @@ private final class Missing {}
         #expect(try provider.instance.label == "v8")
     }
 
+    /// A wrapper of a wrapper checks the service inside both when it is resolved, as a wrapper does: a `Lazy` of a
+    /// `Lazy` of an unregistered service resolved, and failed only when used.
+    @Test func aLazyOfALazyOfAnUnregisteredServiceThrowsWhenResolved() throws {
+        let container = Container()
+        let error = try #require(resolutionError { try container.resolve(Lazy<Lazy<any Engine>>.self) })
+        #expect(error.kind == .notRegistered)
+        #expect(error.key == ServiceKey((any Engine).self))
+        #expect(throws: ResolutionError.self) { try container.resolve(Provider<Lazy<any Engine>>.self) }
+        container.register((any Engine).self) { _ in V8() }
+        let lazy = try container.resolve(Lazy<Lazy<any Engine>>.self)
+        #expect(try lazy.instance.instance.label == "v8")
+    }
+
     @Test func optionalResolvesTheRegisteredService() throws {
         let container = Container()
         container.register((any Engine).self) { _ in V8("registered") }

@@ -139,10 +139,13 @@ func deferredResolve<Service, each Argument>(
     arguments: repeat each Argument
 ) throws -> () throws -> Service {
     let key = ServiceKey(serviceType: serviceType, name: name, argumentsType: (repeat each Argument).self)
-    if !resolution.canResolve(key), !(serviceType is any DerivedService.Type) {
+    if !resolution.canResolve(key),
+        !(serviceType is any DerivedService.Type) || serviceType is any DeferredResolving.Type
+    {
         // Nothing is registered: resolving it now throws `.notRegistered` for `Service` itself, with the path and
         // the registrations under other names or argument types. (A derived service such as `Optional<T>` always
-        // resolves, so it is left for later.)
+        // resolves, so it is left for later. A `Lazy` or `Provider` is resolved now: that checks its own service, and
+        // builds nothing.)
         _ = try resolution.resolve(serviceType, name: name, depth: depth, arguments: repeat each arguments)
     }
     resolution.observeWrapper(wrapper, of: key)
