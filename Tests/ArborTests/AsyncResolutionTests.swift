@@ -214,15 +214,20 @@ private struct AFailure: Error {}
         #expect(tooDeep.path.count == 5)
     }
 
-    @Test func aFailedAsyncFactoryOrHookKeepsNothingAndTheNextResolveStartsClean() async throws {
+    /// A failed `async` resolve keeps what it had published, complete — its factory returned, and no hook of it or of
+    /// anything built before it was left to run — and nothing else: a permanent dependency with an `initCompleted`
+    /// hook is published only when the resolve ends, so the next resolve builds it again.
+    @Test(arguments: [false, true])
+    func aFailedAsyncFactoryKeepsOnlyWhatWasCompleteAndTheNextResolveStartsClean(hooked: Bool) async throws {
         let container = Container()
         let builds = Counter()
         let failing = Counter()
-        container.register(ANode.self, name: "permanent") { _ async in
+        let permanent = container.register(ANode.self, name: "permanent") { _ async in
             builds.increment()
             return ANode("permanent")
         }
         .inObjectScope(.permanent)
+        if hooked { permanent.initCompleted { _, _ in } }
         container.register(ANode.self, name: "root") { r async throws in
             let node = ANode("root", children: [try await r.resolve(ANode.self, name: "permanent")])
             if failing.increment() == 1 { throw AFailure() }
@@ -232,7 +237,9 @@ private struct AFailure: Error {}
         #expect(error.kind == .factoryFailed)
         #expect(error.reason.underlyingError is AFailure)
         let root = try await container.resolve(ANode.self, name: "root")
-        #expect(builds.value == 2, "the permanent instance of the failed resolve was not kept")
+        #expect(
+            builds.value == (hooked ? 2 : 1),
+            "the failed resolve's permanent instance was \(builds.value == 1 ? "kept" : "not kept")")
         #expect(try await container.resolve(ANode.self, name: "permanent") === root.children[0])
     }
 

@@ -158,13 +158,17 @@ private final class MSession: @unchecked Sendable {}
 
     /// The same for a synchronous main-actor `initCompleted` hook: the error names the hook and says to make it
     /// `async`, and the `async` hook waits suspended. The client is built at once, by an `async` resolution that then
-    /// waits (suspended, holding no thread) before it publishes it.
+    /// waits (suspended, holding no thread) before it publishes it: the client is not complete before the resolution
+    /// ends, for the hook of an object it built first has not run.
     @Test func aSynchronousMainActorHookThatMeetsAnotherTasksBuildIsToldToBecomeAsync() async throws {
         final class Prefetch: Sendable {}
+        final class Warmed: Sendable {}
         let gate = Gate()
         let container = Container()
         container.register(MClient.self) { _ in MClient() }.inObjectScope(.permanent)
+        container.register(Warmed.self) { _ in Warmed() }.initCompleted { _, _ in }
         container.register(Prefetch.self) { r async throws in
+            _ = try await r.resolve(Warmed.self)
             _ = try await r.resolve(MClient.self)
             await gate.passAsync()
             return Prefetch()

@@ -144,14 +144,19 @@ extension Resolution {
 
     // MARK: Claims
 
-    /// Publishes the instance of a claimed build that ends its resolution — the outermost build, with no hook of its
-    /// own or of anything built before it left to run, nothing else claimed, nothing watching — as it is recorded,
-    /// where `complete` would have published it next. Whether it did; otherwise the caller records it with `built`.
+    /// Publishes the instance of a claimed build as it is recorded, when it is complete — no hook of its own, or of
+    /// anything built before it, is left to run, and nothing watches (see ``CreationCoordinator/builtAndPublished``) —
+    /// and either it ends its resolution (the outermost build), where `complete` would have published it next, or the
+    /// resolution is an `async` one, which may suspend before it ends. Whether it did; otherwise the caller records it
+    /// with `built`, and the resolution publishes it when it ends.
+    ///
+    /// A synchronous resolution publishes its nested builds when it ends: it never suspends, so none waits for long,
+    /// and if it fails it keeps nothing (the reference model of the property tests).
     @inline(__always)
     func publishedAtOnce<Service>(_ instance: Service, _ building: Building, in storage: InstanceStorage) -> Bool {
-        guard building.depth == 0, !hasPendingHooks, !isWatched, !building.entry.withObject({ $0.hasHooks }) else {
-            return false
-        }
+        guard building.depth == 0 || isAsync, !hasPendingHooks, !isWatched,
+            !building.entry.withObject({ $0.hasHooks })
+        else { return false }
         let member = self.member
         return withClaims {
             CreationCoordinator.shared.builtAndPublished(instance, in: storage, by: member, claims: &$0)

@@ -21,9 +21,26 @@ struct SoloClaims {
     /// The claimed storages, in the order of `claims`.
     var storages: LazyMapSequence<[Claim], InstanceStorage> { claims.lazy.map(\.storage) }
 
-    /// Whether `storage` is the one storage claimed, and not promoted.
-    func isOnly(_ storage: InstanceStorage) -> Bool {
-        claims.count == 1 && claims[0].storage === storage && !wasPromoted
+    /// Whether `storage` is claimed, and every other claim still builds (its factory has not returned): then nothing
+    /// else the resolution claimed waits to be published. Not promoted.
+    @inline(__always)
+    func othersStillBuild(besides storage: InstanceStorage) -> Bool {
+        // The one claim, usually: a resolution's outermost build. (Measured: a call to the loop cost `weak_build` 15
+        // of its 2,449 instructions.)
+        if claims.count == 1 { return claims[0].storage === storage && !wasPromoted }
+        return othersStillBuildAmongMany(besides: storage)
+    }
+
+    private func othersStillBuildAmongMany(besides storage: InstanceStorage) -> Bool {
+        var found = false
+        for claim in claims {
+            if claim.storage === storage {
+                found = true
+            } else if claim.sequence != 0 {
+                return false
+            }
+        }
+        return found && !wasPromoted
     }
 
     func contains(_ storage: InstanceStorage) -> Bool {
@@ -41,6 +58,16 @@ struct SoloClaims {
     mutating func recordBuilt(_ storage: InstanceStorage, sequence: UInt64) {
         guard let index = claims.lastIndex(where: { $0.storage === storage }) else { return }
         claims[index].sequence = sequence
+    }
+
+    /// Removes the claim of `storage`, published as it was recorded: usually the last one, the innermost build.
+    @inline(__always)
+    mutating func removePublished(_ storage: InstanceStorage) {
+        if !claims.isEmpty, claims[claims.count - 1].storage === storage {
+            claims.removeLast()
+        } else {
+            remove(storage)
+        }
     }
 
     mutating func remove(_ storage: InstanceStorage) {
