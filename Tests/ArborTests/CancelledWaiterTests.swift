@@ -18,6 +18,42 @@ private final class CNode: @unchecked Sendable {
 }
 
 @Suite struct CancelledWaiterTests {
+    /// Two tasks enter a cycle of permanent services wired by hooks from opposite ends, so they finish it together;
+    /// the first is cancelled while it waits for the other to finish. It throws `CancellationError`, as any cancelled
+    /// wait does — not that "another resolution … failed, so none of them is kept": none failed, and both are kept.
+    @Test func aTaskCancelledWhileItWaitsForTheOthersOfItsCycleThrowsCancellationError() async throws {
+        let container = Container()
+        let builds = Counter()
+        let arrived = Counter()
+        let bothBuilding = Gate()
+        let aWired = Flag()
+        let bHook = Gate()
+        for (name, next) in [("a", "b"), ("b", "a")] {
+            container.register(CNode.self, name: name) { _ async in
+                builds.increment()
+                if arrived.increment() == 2 { bothBuilding.open() }
+                await bothBuilding.passAsync()
+                return CNode(name)
+            }
+            .inObjectScope(.permanent)
+            .initCompleted { r, node async throws in
+                node.next = try await r.resolve(CNode.self, name: next)
+                if name == "a" { aWired.isOn = true } else { await bHook.passAsync() }
+            }
+        }
+        let a = Task { try await container.resolve(CNode.self, name: "a") }
+        let b = Task { try await container.resolve(CNode.self, name: "b") }
+        #expect(await poll { aWired.isOn && bHook.hasArrivals })
+        a.cancel()
+        let aResult = await a.result
+        #expect(throws: CancellationError.self) { try aResult.get() }
+        bHook.open()
+        let nodeB = try await b.value
+        let nodeA = try await container.resolve(CNode.self, name: "a")
+        #expect(nodeA.next === nodeB && nodeB.next === nodeA, "the cycle was kept, wired")
+        #expect(builds.value == 2)
+    }
+
     @Test func cancellingTasksThatWaitForAnAsyncBuildNeverDeadlocks() async throws {
         let watchdog = Watchdog("cancelling tasks that wait for an async permanent's build", seconds: Watchdog.patience)
         defer { watchdog.disarm() }

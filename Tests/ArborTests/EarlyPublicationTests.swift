@@ -30,6 +30,22 @@ private final class EPWiring: @unchecked Sendable {
     var isWired = false
 }
 
+/// What an observer heard of the settings: "built", "reused", in order.
+private final class EPEvents: ResolutionObserver, @unchecked Sendable {
+    private let recorder = Recorder()
+    private let key = ServiceKey((any EPSettings).self)
+
+    var settings: [String] { recorder.events }
+
+    func instanceBuilt(_ event: InstanceBuilt) {
+        if event.key == key { recorder.record("built") }
+    }
+
+    func instanceReused(_ event: InstanceReused) {
+        if event.key == key { recorder.record("reused") }
+    }
+}
+
 private enum EPScope: String, CaseIterable, CustomTestStringConvertible {
     case permanent, weak, perContainer
 
@@ -96,11 +112,16 @@ private enum EPScope: String, CaseIterable, CustomTestStringConvertible {
         return (result.value != nil, result, done)
     }
 
-    @Test(arguments: EPScope.allCases)
-    fileprivate func aServiceBuiltBeforeAnAsyncFactoryAwaitsIsSharedAtOnce(scope: EPScope) async throws {
+    /// Also while an observer watches (a tracing one, a leak check, a profile): it hears of the build before the
+    /// other resolve reuses the instance.
+    @Test(arguments: EPScope.allCases, [false, true])
+    fileprivate func aServiceBuiltBeforeAnAsyncFactoryAwaitsIsSharedAtOnce(scope: EPScope, observed: Bool) async throws
+    {
         let gate = Gate()
         let builds = Counter()
         let (root, container) = makeContainer(scope, gate: gate, builds: builds)
+        let events = EPEvents()
+        if observed { root.addObserver(events) }
         let storage = try settingsStorage(scope, root: root, container: container)
         let database = Task.detached { try await container.resolve(EPDatabase.self) }
         #expect(await poll { gate.hasArrivals })
@@ -112,6 +133,9 @@ private enum EPScope: String, CaseIterable, CustomTestStringConvertible {
         done.wait()
         #expect(result.value === settings, "both got the one instance")
         #expect(builds.value == 1)
+        if observed {
+            #expect(events.settings == ["built", "reused"])
+        }
     }
 
     /// A synchronous resolve that already waits for the settings when their factory returns gets them then, while the

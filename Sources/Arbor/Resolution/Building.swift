@@ -100,6 +100,8 @@ extension Resolution {
         {
             graphPosition = keepInGraph(instance, for: building.slot)
         }
+        // Observers hear of the build before it is published: no other resolution's reuse comes first.
+        if let observation { report(instance, builtBy: building, to: observation) }
         if let claim = building.claim {
             claim.storage.withObject { storage in
                 if building.kind == .weak, object(in: instance) == nil {
@@ -109,7 +111,6 @@ extension Resolution {
                 }
             }
         }
-        if let observation { report(instance, builtBy: building, to: observation) }
         if building.entry.withObject({ $0.hasHooks }) {
             queueHooks(
                 of: building.entry, instance: instance, depth: building.depth, graphPosition: graphPosition,
@@ -145,18 +146,19 @@ extension Resolution {
     // MARK: Claims
 
     /// Publishes the instance of a claimed build as it is recorded, when it is complete — no hook of its own, or of
-    /// anything built before it, is left to run, and nothing watches (see ``CreationCoordinator/builtAndPublished``) —
-    /// and either it ends its resolution (the outermost build), where `complete` would have published it next, or the
-    /// resolution is an `async` one, which may suspend before it ends. Whether it did; otherwise the caller records it
-    /// with `built`, and the resolution publishes it when it ends.
+    /// anything built before it, is left to run (see ``CreationCoordinator/builtAndPublished``) — and either it ends
+    /// its resolution (the outermost build), where `complete` would have published it next, or the resolution is an
+    /// `async` one, which may suspend before it ends. Whether it did; otherwise the caller records it with `built`, and
+    /// the resolution publishes it when it ends. Watched or not: an observer, a leak check or a profile must not bring
+    /// back the wait it removes.
     ///
     /// A synchronous resolution publishes its nested builds when it ends: it never suspends, so none waits for long,
     /// and if it fails it keeps nothing (the reference model of the property tests).
     @inline(__always)
     func publishedAtOnce<Service>(_ instance: Service, _ building: Building, in storage: InstanceStorage) -> Bool {
-        guard building.depth == 0 || isAsync, !hasPendingHooks, !isWatched,
-            !building.entry.withObject({ $0.hasHooks })
-        else { return false }
+        guard building.depth == 0 || isAsync, !hasPendingHooks, !building.entry.withObject({ $0.hasHooks }) else {
+            return false
+        }
         let member = self.member
         return withClaims {
             CreationCoordinator.shared.builtAndPublished(instance, in: storage, by: member, claims: &$0)

@@ -463,13 +463,6 @@ extension Resolution {
     @inline(__always)
     var diagnostics: Diagnostics? { state.value.diagnostics }
 
-    /// Whether anything watches the resolution (observers, validation), read without retaining it.
-    @inline(__always)
-    var isWatched: Bool {
-        if case .none = state.value.diagnostics { return false }
-        return true
-    }
-
     /// What the observers are told, while observers watch the running resolve. Usually `nil`.
     @inline(__always)
     var observation: Observation? { state.value.observation }

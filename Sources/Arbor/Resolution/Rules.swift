@@ -148,6 +148,8 @@ extension Resolution {
             throw error(.circularDependency, key: key, detail: detail)
         case .wouldBlockMainActor:
             throw mainActorWaitError(key)
+        case .cancelled:
+            throw CancellationError()  // Only an `async` resolve's wait is cancelled.
         }
     }
 

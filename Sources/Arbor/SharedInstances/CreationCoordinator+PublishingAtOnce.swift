@@ -5,9 +5,8 @@ extension CreationCoordinator {
 
     // A resolution publishes what it builds when it ends, hooks and all. A build may be published sooner, as it is
     // recorded, when it is complete as its factory returns — its outermost build, or any build of an `async`
-    // resolution (the caller decides: `Resolution.publishedAtOnce`) — if (the caller checks the first two):
+    // resolution (the caller decides: `Resolution.publishedAtOnce`) — if (the caller checks the first):
     // - no hook of it, or of anything the resolution built before it, is left to run;
-    // - nothing watches the resolution (observers, validation and leak checks keep their order of events);
     // - every other claim of the resolution still builds: its factory has not returned. So nothing the instance was
     //   wired with waits to be published, and it never shares an instance that could still be abandoned;
     // - its group, if it has one (another resolution waited for one of its solo builds), is its own: no other member,
@@ -24,7 +23,7 @@ extension CreationCoordinator {
     // published: complete, and wired with nothing the failure abandons.
 
     /// Records and publishes the instance of `member`'s build of `storage`, if nothing else `member` claimed waits to
-    /// be published and its group, if any, is its own (the caller checks the rest: see above). `false`, having done
+    /// be published and its group, if any, is its own (the caller checks the hooks: see above). `false`, having done
     /// nothing but join a group made for a promoted build, otherwise: the caller records it with `built`.
     func builtAndPublished<Service>(
         _ instance: Service, in storage: InstanceStorage, by member: Member, claims: inout Claims

@@ -88,7 +88,7 @@ extension CreationCoordinator {
             else { return nil }
             var ending = left
             if ending.outcome == nil {
-                ending.outcome = await suspendUntilDone(as: member, cancelled: .failed(CancellationError())) {
+                ending.outcome = await suspendUntilDone(as: member, cancelled: .cancelled) {
                     finishStep(member, group: group)
                 }
             }

@@ -78,6 +78,9 @@ final class CreationCoordinator: @unchecked Sendable {
         /// The member runs on the main actor, and an `async` member of its group, which may need the main actor, has
         /// not finished (`finish` only): the group fails rather than block the main actor.
         case wouldBlockMainActor
+        /// The member's task was cancelled while it waited for the rest of its group (`finishAsync` only). It had
+        /// left the group, which publishes without it.
+        case cancelled
     }
 
     enum Target {
