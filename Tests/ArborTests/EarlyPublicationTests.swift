@@ -224,6 +224,10 @@ private enum EPScope: String, CaseIterable, CustomTestStringConvertible {
     /// Many tasks resolving synchronously, more than Swift has threads for tasks, while an `async` resolve that built
     /// what they need awaits: they all get it, and the `async` resolve goes on.
     @Test func moreSynchronousResolvesInTasksThanThreadsDoNotStopAnAwaitingResolve() async throws {
+        // Were they to wait, they would hold every thread a time limit needs to end the test: the watchdog has one of
+        // its own.
+        let watchdog = Watchdog("synchronous resolves in tasks and an awaiting resolve", seconds: Watchdog.patience)
+        defer { watchdog.disarm() }
         let builds = Counter()
         let container = Container()
         registerSettings(in: container, .permanent, builds: builds)
