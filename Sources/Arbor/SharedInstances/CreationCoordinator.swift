@@ -8,9 +8,9 @@ internal import ArborPrimitives
 ///   it wait until the builder's resolution has finished — hooks and all — and *publishes* it.
 /// - Every resolution that claims something belongs to a *creation group*, at first a group of its own. A group
 ///   publishes its claims when all of its members have finished, or abandons them all if any member failed: an
-///   instance is never published while something it was wired with can still fail. (A build that is complete as its
-///   factory returns — no hook of it, or of anything built before it, left to run — is published at once, as it is
-///   recorded: `builtAndPublished`.)
+///   instance is never published while something it was wired with can still fail. (A resolution's outermost build, and
+///   any build of an `async` resolution, is published at once, as it is recorded, when it is complete as its factory
+///   returns — no hook of it, or of anything built before it, left to run: `builtAndPublished`.)
 /// - Before a resolution waits, the coordinator follows the chain "waits for … which waits for …". If the chain
 ///   leads back to the waiting resolution, waiting would never end, and the coordinator does not back off (that
 ///   would throw away an instance and build it again). Instead:
