@@ -49,7 +49,7 @@ extension Resolution {
             let storage = storage.object
             let member = self.member
             let acquisition = withClaims { claims in
-                CreationCoordinator.shared.acquire(storage, for: member, claims: &claims)
+                CreationCoordinator.shared.acquire(storage, for: member, claims: &claims) { waiter(for: found) }
             }
             if let instance = try settle(consume acquisition, key: key) {
                 reportReuse(found, depth: depth)
@@ -147,6 +147,14 @@ extension Resolution {
                 found = findUncached(key, in: container.object)
             }
         }
+    }
+
+    /// What blocking this resolution's thread to wait for the instance of `found` would hold up
+    /// (``CreationCoordinator/Waiter``). A resolve hosted by an `async` resolution's synchronous code can only block.
+    func waiter(for found: Found) -> CreationCoordinator.Waiter {
+        .blockingHere(
+            inTask: !isAsync && !isHostedByAsync,
+            factoryIsSynchronous: found.entry.withObject { $0.factoryKind == .synchronous })
     }
 
     /// `resolveByRules`, in an `async` resolution: the factory awaited, and a wait for another resolution's build

@@ -132,6 +132,12 @@ extension Resolution {
         return asyncRequired(key, path: path(endingWith: key), detail: CreationCoordinator.mainActorDetail)
     }
 
+    /// The error a synchronous resolve in a task throws instead of blocking its thread until an `async` resolution's
+    /// build is published (``CreationCoordinator/Waiter``).
+    func taskThreadWaitError(_ key: ServiceKey) -> any Error {
+        asyncRequired(key, path: path(endingWith: key), detail: CreationCoordinator.taskThreadDetail)
+    }
+
     /// `.asyncRequired` with `detail`, and the hint for top-level code where that is where the resolve was made.
     private func asyncRequired(_ key: ServiceKey, path: [ServiceKey], detail: String) -> ResolutionError {
         var error = ResolutionError(.asyncRequired, key: key, path: path, detail: detail)

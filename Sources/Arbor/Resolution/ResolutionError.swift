@@ -54,8 +54,10 @@ public struct ResolutionError: Error, CustomStringConvertible {
         /// no longer exists.
         case containerClosed
         /// The service can only be built by an `async` resolve, and this one is synchronous: its factory, or one of its
-        /// `initCompleted` hooks, is `async`, or its factory runs on the main actor and the resolve does not. Resolve
-        /// it with `try await`; the description says which.
+        /// `initCompleted` hooks, is `async`, or its factory runs on the main actor and the resolve does not. Or
+        /// another task's `async` resolve is building it, and this synchronous one runs on the main actor or in a
+        /// task, where waiting would block a thread that resolve may need. Resolve it with `try await`; the
+        /// description says which.
         case asyncRequired
     }
     #else
@@ -75,8 +77,10 @@ public struct ResolutionError: Error, CustomStringConvertible {
         /// no longer exists.
         case containerClosed
         /// The service can only be built by an `async` resolve, and this one is synchronous: its factory, or one of its
-        /// `initCompleted` hooks, is `async`, or its factory runs on the main actor and the resolve does not. Resolve
-        /// it with `try await`; the description says which.
+        /// `initCompleted` hooks, is `async`, or its factory runs on the main actor and the resolve does not. Or
+        /// another task's `async` resolve is building it, and this synchronous one runs on the main actor or in a
+        /// task, where waiting would block a thread that resolve may need. Resolve it with `try await`; the
+        /// description says which.
         case asyncRequired
     }
     #endif

@@ -14,18 +14,20 @@ extension CreationCoordinator {
     // MARK: Claiming
 
     /// What `member` may do about the instance of `storage`: share it, build it (claimed), or an answer that ends the
-    /// resolve. Waits, blocking the thread, while another group builds it — except on the main actor, for a build an
-    /// `async` resolution takes part in (``Acquisition/wouldBlockMainActor``).
-    func acquire(_ storage: InstanceStorage, for member: Member, claims: inout Claims) -> Acquisition {
+    /// resolve. Waits, blocking the thread, while another group builds it — except for a build an `async` resolution
+    /// takes part in, on the main actor or in a task (``Waiter``): `waiter` says which, asked only when it may wait.
+    func acquire(
+        _ storage: InstanceStorage, for member: Member, claims: inout Claims, waiter: () -> Waiter
+    ) -> Acquisition {
         if claims.group == nil, let solo = acquireSolo(storage, for: member, solo: &claims.solo) { return solo }
         var stale: StoredValue?
         defer { withExtendedLifetime(stale) {} }  // After the lock.
-        let blocksMainActor = isOnMainActor()
+        let waiter = waiter()
         lock.lock()
         defer { lock.unlock() }
         join(member, group: &claims.group, solo: &claims.solo)
         return blockUntilDone(as: member) {
-            acquireStep(storage, for: member, group: &claims.group, stale: &stale, blocksMainActor: blocksMainActor)
+            acquireStep(storage, for: member, group: &claims.group, stale: &stale, waiter: waiter)
         }
     }
 

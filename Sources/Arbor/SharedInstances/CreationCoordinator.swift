@@ -65,6 +65,34 @@ final class CreationCoordinator: @unchecked Sendable {
         /// The caller runs on the main actor and would block it waiting for a build that an `async` resolution takes
         /// part in, which may need the main actor to finish (`acquire` only): it throws `.asyncRequired` instead.
         case wouldBlockMainActor
+        /// The caller, a synchronous resolve in a task, would block one of the threads tasks run on waiting for a
+        /// build that an `async` resolution takes part in, which may need one of those threads to go on (`acquire`
+        /// only): it throws `.asyncRequired` instead. See ``Waiter``.
+        case wouldBlockTaskThread
+    }
+
+    /// What blocking the caller's thread would hold up, and so which builds it may not wait for: a build that an
+    /// `async` resolution takes part in (``Cycle``'s `reachesTask`), which may suspend, and then needs a thread to
+    /// go on. Only a synchronous resolve blocks; an `async` one suspends and may wait for anything.
+    struct Waiter {
+        /// The caller would block the main actor, which such a build may need: it never waits for one.
+        var blocksMainActor = false
+        /// The caller is a synchronous resolve in a task, and would block one of the few threads Swift runs tasks
+        /// on (as many as the machine has cores), which such a build needs to resume: with a blocked resolve on each,
+        /// nothing would go on. It waits for such a build only while the build's synchronous factory runs: its
+        /// builder is then on a thread and cannot suspend before the factory returns, which wakes the caller to
+        /// look again. Not a resolve that an `async` resolution hosts (it has nowhere else to wait).
+        var blocksTaskThread = false
+        /// Whether the factory of the instance waited for is synchronous.
+        var factoryIsSynchronous = true
+
+        /// A synchronous resolve that would block the calling thread: on the main actor, in a task (not hosted by an
+        /// `async` resolution: `inTask`), or on a thread of its own.
+        static func blockingHere(inTask: Bool, factoryIsSynchronous: Bool) -> Waiter {
+            if isOnMainActor() { return Waiter(blocksMainActor: true) }
+            return Waiter(
+                blocksTaskThread: inTask && CurrentTask.address != nil, factoryIsSynchronous: factoryIsSynchronous)
+        }
     }
 
     /// How a member's part in its group ended.
@@ -124,6 +152,14 @@ final class CreationCoordinator: @unchecked Sendable {
         resolve waits suspended, leaving the main actor free.
         """
 
+    /// Detail of an `.asyncRequired` thrown instead of blocking one of the threads tasks run on.
+    static let taskThreadDetail = """
+        another task's async resolve is building it (or something it waits for), and may await before it hands it \
+        out. This synchronous resolve runs in a task: waiting would block one of the few threads Swift runs tasks on, \
+        which that resolve needs to go on, and with one blocked on each, nothing would. Resolve it with `try await`: \
+        an async resolve waits suspended.
+        """
+
     /// Whether some thread waits for the instance of `storage` now: for tests that must act only once one does.
     func isWaited(on storage: InstanceStorage) -> Bool {
         lock.lock()
@@ -172,11 +208,11 @@ final class CreationCoordinator: @unchecked Sendable {
     }
 
     /// One look at `storage` for `acquire`: claim it, share it, or say what to wait for. Call with the lock held,
-    /// after `join`; again after each wait. `blocksMainActor`: the caller would wait by blocking the main actor's
-    /// thread; it never waits for a build an `async` resolution takes part in (``Acquisition/wouldBlockMainActor``).
+    /// after `join`; again after each wait. `waiter`: what blocking the caller would hold up, for a synchronous
+    /// resolve (``Waiter``); an `async` one waits for anything.
     func acquireStep(
         _ storage: InstanceStorage, for member: Member, group: inout CreationGroup?, stale: inout StoredValue?,
-        blocksMainActor: Bool = false
+        waiter: Waiter = Waiter()
     ) -> Step<Acquisition> {
         while true {
             let own = group.map(Self.root)
@@ -214,7 +250,7 @@ final class CreationCoordinator: @unchecked Sendable {
             let (cycle, reachesTask) = findCycle(from: member, waitingFor: target, own: own)
             switch cycle {
             case .none:
-                if blocksMainActor, reachesTask { return .done(.wouldBlockMainActor) }
+                if reachesTask, let refusal = refusal(of: waiter, waitingFor: storage) { return .done(refusal) }
                 return .wait(target)
             case .throughNesting:
                 return .done(.circular(detail: Self.nestedDetail))
@@ -227,6 +263,21 @@ final class CreationCoordinator: @unchecked Sendable {
                 continue
             }
         }
+    }
+
+    /// What `waiter` gets instead of waiting for the build of `storage`, which an `async` resolution takes part in;
+    /// `nil` if it may wait (see ``Waiter``). Call with the lock held.
+    private func refusal(of waiter: Waiter, waitingFor storage: InstanceStorage) -> Acquisition? {
+        if waiter.blocksMainActor { return .wouldBlockMainActor }
+        guard waiter.blocksTaskThread else { return nil }
+        // Its synchronous factory runs on its builder's thread now (not waiting for anything itself): the builder
+        // records the instance, or gives the claim up, when it returns, and either wakes the waiter.
+        if waiter.factoryIsSynchronous, !storage.isBuilt, let builder = storage.builder,
+            waits[builder.member.thread] == nil
+        {
+            return nil
+        }
+        return .wouldBlockTaskThread
     }
 
     /// The order in which held instances came to be, which their release hooks run in reverse: a number no

@@ -65,3 +65,45 @@ final class AtomicCounter: @unchecked Sendable {
 
     var value: Int { lock.withLock { count } }
 }
+
+/// A task executor with a thread of its own. A task that prefers it (`Task(executorPreference:)`) runs there, and
+/// blocking that task's thread holds none of the few threads Swift runs other tasks on, which the tests running side by
+/// side need: for tests of what a synchronous resolve in a task does while it waits.
+@available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
+final class DedicatedThreadExecutor: TaskExecutor, @unchecked Sendable {
+    private let condition = NSCondition()
+    private var jobs: [UnownedJob] = []
+
+    /// Starts the thread, which runs for the rest of the process.
+    init() {
+        Thread { [self] in
+            while true {
+                let job = condition.withLock {
+                    while jobs.isEmpty { condition.wait() }
+                    return jobs.removeFirst()
+                }
+                job.runSynchronously(on: asUnownedTaskExecutor())
+            }
+        }.start()
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        condition.withLock {
+            jobs.append(job)
+            condition.signal()
+        }
+    }
+}
+
+/// Runs `body` in a task on a thread of its own (``DedicatedThreadExecutor``); before macOS 15 and its peers, in a
+/// detached task.
+@discardableResult
+func taskOnAThreadOfItsOwn<Success: Sendable>(
+    _ body: @escaping @Sendable () async throws -> Success
+) -> Task<Success, any Error> {
+    if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *) {
+        return Task(executorPreference: DedicatedThreadExecutor(), operation: body)
+    }
+    return Task.detached(operation: body)
+}

@@ -1,0 +1,204 @@
+import ArborTestSupport
+import Foundation
+import Testing
+
+@testable import Arbor
+
+// A synchronous resolve in a task blocks one of the few threads Swift runs tasks on while it waits for another
+// resolution's build. When an `async` resolution takes part in that build, it may be suspended (its factory awaits the
+// network), and it needs one of those threads to go on: with a blocked resolve on each, nothing would go on, for ever.
+// So such a resolve throws `.asyncRequired`, saying to `await`, as it does on the main actor. It still waits while the
+// build's synchronous factory runs (its builder is on a thread then), and from a thread of its own it waits as before.
+
+private protocol TWSettings: AnyObject, Sendable {
+    var name: String { get }
+}
+
+private final class TWFileSettings: TWSettings {
+    let name = "file"
+}
+
+private final class TWDatabase: Sendable {
+    let settings: any TWSettings
+    init(settings: any TWSettings) { self.settings = settings }
+}
+
+/// A graph-scoped object with an `initCompleted` hook: while its hook waits to run, what is built after it is not
+/// complete, and is handed out only when the resolve ends.
+private final class TWWiring: @unchecked Sendable {
+    var isWired = false
+}
+
+/// A client whose synchronous factory needs the settings.
+private final class TWClient: Sendable {
+    let settings: any TWSettings
+    init(settings: any TWSettings) { self.settings = settings }
+}
+
+/// Why the settings are not handed out while the database's factory awaits.
+enum TWIncomplete: String, CaseIterable, CustomTestStringConvertible {
+    /// The settings have an `initCompleted` hook of their own.
+    case ownHook
+    /// The settings are built after another service's hook was queued.
+    case builtAfterAHook
+    /// The settings' factory is `async`, and awaits.
+    case asyncFactory
+
+    var testDescription: String { rawValue }
+}
+
+// The tests that block a task's thread run those tasks on threads of their own (`taskOnAThreadOfItsOwn`).
+@Suite struct TaskThreadWaitTests {
+    /// A root with permanent settings (under a protocol type) and a database whose `async` factory resolves them, then
+    /// waits at `gate`; `incomplete` says why the settings are not handed out before the database's resolve ends.
+    private func makeContainer(_ incomplete: TWIncomplete, gate: Gate, builds: Counter) -> Container {
+        let container = Container()
+        switch incomplete {
+        case .ownHook, .builtAfterAHook:
+            let settings = container.register((any TWSettings).self) { _ in
+                builds.increment()
+                return TWFileSettings()
+            }
+            .inObjectScope(.permanent)
+            if incomplete == .ownHook { settings.initCompleted { _, _ in } }
+        case .asyncFactory:
+            container.register((any TWSettings).self) { _ async in
+                builds.increment()
+                await gate.passAsync()
+                return TWFileSettings()
+            }
+            .inObjectScope(.permanent)
+        }
+        container.register(TWWiring.self) { _ in TWWiring() }.initCompleted { _, wiring in wiring.isWired = true }
+        container.register(TWDatabase.self) { r async throws in
+            if incomplete == .builtAfterAHook { _ = try await r.resolve(TWWiring.self) }
+            let settings = try await r.resolve((any TWSettings).self)
+            if incomplete != .asyncFactory { await gate.passAsync() }
+            return TWDatabase(settings: settings)
+        }
+        return container
+    }
+
+    @Test(arguments: TWIncomplete.allCases)
+    func aSynchronousResolveInATaskThrowsInsteadOfWaitingForAnAwaitingResolve(incomplete: TWIncomplete) async throws {
+        let gate = Gate()
+        let builds = Counter()
+        let container = makeContainer(incomplete, gate: gate, builds: builds)
+        let database = Task.detached { try await container.resolve(TWDatabase.self) }
+        #expect(await poll { gate.hasArrivals })
+
+        let resolve = taskOnAThreadOfItsOwn { () -> Result<any TWSettings, any Error> in
+            Result { try resolveSynchronously((any TWSettings).self, from: container) }
+        }
+        // Before the fix, it waited until the gate opened: the poll gives up, and the result is the settings.
+        let finished = Flag()
+        Task.detached {
+            _ = try? await resolve.value
+            finished.isOn = true
+        }
+        #expect(
+            await poll(timeout: .seconds(60)) { finished.isOn },
+            "the synchronous resolve waited for the database's factory")
+        gate.open()
+        let error = try #require(
+            (try await resolve.value).failure as? ResolutionError, "the synchronous resolve got the settings")
+        #expect(error.kind == .asyncRequired)
+        #expect(error.key == ServiceKey((any TWSettings).self))
+        let text = error.description
+        #expect(text.contains("runs in a task") && text.contains("try await"), "the error says what to do: \(text)")
+
+        let settings = try await database.value.settings
+        #expect(try resolveSynchronously((any TWSettings).self, from: container) === settings, "then it is shared")
+        #expect(builds.value == 1)
+    }
+
+    /// Many tasks resolving synchronously, more than Swift has threads for tasks, while an `async` resolve holds what
+    /// they need and awaits: each throws instead of blocking, and the `async` resolve goes on.
+    @Test(arguments: [TWIncomplete.ownHook, .builtAfterAHook])
+    func moreSynchronousResolvesInTasksThanThreadsDoNotStopAnAwaitingResolve(incomplete: TWIncomplete) async throws {
+        // Were they to wait, they would hold every thread a time limit needs to end the test: the watchdog has one of
+        // its own.
+        let watchdog = Watchdog("synchronous resolves in tasks and an awaiting resolve", seconds: Watchdog.patience)
+        defer { watchdog.disarm() }
+        let gate = Gate()
+        let builds = Counter()
+        let container = makeContainer(incomplete, gate: gate, builds: builds)
+        let database = Task { try await container.resolve(TWDatabase.self) }
+        #expect(await poll { gate.hasArrivals })
+        let tasks = 4 * ProcessInfo.processInfo.activeProcessorCount + 2
+        let kinds = await withTaskGroup(of: ReasonKind?.self) { group in
+            for _ in 0..<tasks {
+                group.addTask {
+                    do {
+                        _ = try resolveSynchronously((any TWSettings).self, from: container)
+                        return nil
+                    } catch {
+                        return (error as? ResolutionError)?.kind
+                    }
+                }
+            }
+            return await group.reduce(into: [ReasonKind?]()) { $0.append($1) }
+        }
+        #expect(kinds == Array(repeating: ReasonKind.asyncRequired, count: tasks))
+        gate.open()
+        #expect(try await database.value.settings.name == "file")
+        #expect(builds.value == 1)
+    }
+
+    /// While an `async` resolve runs the settings' synchronous factory, its builder is on a thread and cannot suspend
+    /// before the factory returns: a synchronous resolve in a task waits for it, and shares what it built. (The
+    /// factory starts that resolve in a task, and returns once it waits. Both tasks run on threads of their own.)
+    @Test func aSynchronousResolveInATaskWaitsWhileTheSynchronousFactoryRuns() async throws {
+        let container = Container()
+        let resolving = Box<InstanceStorage>()
+        let waiter = Box<Result<any TWSettings, any Error>>()
+        let waited = Flag()
+        container.register((any TWSettings).self) { _ in
+            if let storage = resolving.value {
+                resolving.value = nil
+                taskOnAThreadOfItsOwn {
+                    waiter.value = Result { try resolveSynchronously((any TWSettings).self, from: container) }
+                }
+                waited.isOn = waitUntilAThreadWaits(on: storage, timeout: Watchdog.patience)
+            }
+            return TWFileSettings()
+        }
+        .inObjectScope(.permanent)
+        let entry = try #require(container.entries.first { $0.key == ServiceKey((any TWSettings).self) })
+        resolving.value = entry.storage
+
+        let settings = try await taskOnAThreadOfItsOwn {
+            try await container.resolve((any TWSettings).self)
+        }.value
+        #expect(waited.isOn, "the task waited for the settings' factory")
+        #expect(await poll { waiter.value != nil })
+        #expect(try waiter.value?.get() === settings, "the task got the instance the factory built")
+    }
+
+    /// A synchronous factory that an `async` resolve runs has nowhere else to wait: its resolve still blocks until the
+    /// other resolve hands the settings out.
+    @Test func aSynchronousFactoryInAnAsyncResolveStillWaits() async throws {
+        let gate = Gate()
+        let builds = Counter()
+        let container = makeContainer(.ownHook, gate: gate, builds: builds)
+        container.register(TWClient.self) { r in TWClient(settings: try r.resolve()) }
+        let entry = try #require(container.entries.first { $0.key == ServiceKey((any TWSettings).self) })
+        let storage = try #require(entry.storage as InstanceStorage?)
+        let database = Task.detached { try await container.resolve(TWDatabase.self) }
+        #expect(await poll { gate.hasArrivals })
+
+        let client = taskOnAThreadOfItsOwn { try await container.resolve(TWClient.self) }
+        #expect(await poll { CreationCoordinator.shared.isWaited(on: storage) }, "the client's factory waits")
+        gate.open()
+        let settings = try await database.value.settings
+        #expect(try await client.value.settings === settings)
+        #expect(builds.value == 1)
+    }
+}
+
+extension Result {
+    fileprivate var failure: Failure? {
+        if case .failure(let error) = self { return error }
+        return nil
+    }
+}
