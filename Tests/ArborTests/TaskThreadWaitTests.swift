@@ -7,8 +7,9 @@ import Testing
 // A synchronous resolve in a task blocks one of the few threads Swift runs tasks on while it waits for another
 // resolution's build. When an `async` resolution takes part in that build, it may be suspended (its factory awaits the
 // network), and it needs one of those threads to go on: with a blocked resolve on each, nothing would go on, for ever.
-// So such a resolve throws `.asyncRequired`, saying to `await`, as it does on the main actor. It still waits while the
-// build's synchronous factory runs (its builder is on a thread then), and from a thread of its own it waits as before.
+// So such a resolve throws `.asyncRequired`, saying to `await`, as it does on the main actor, while that resolution may
+// be suspended: it awaits an `async` factory or hook holding what it claimed, or waits itself. It still waits while the
+// resolution runs synchronous code, or the build's synchronous factory runs, and from a thread of its own as before.
 
 private protocol TWSettings: AnyObject, Sendable {
     var name: String { get }
@@ -91,14 +92,7 @@ enum TWIncomplete: String, CaseIterable, CustomTestStringConvertible {
             Result { try resolveSynchronously((any TWSettings).self, from: container) }
         }
         // Before the fix, it waited until the gate opened: the poll gives up, and the result is the settings.
-        let finished = Flag()
-        Task.detached {
-            _ = try? await resolve.value
-            finished.isOn = true
-        }
-        #expect(
-            await poll(timeout: .seconds(60)) { finished.isOn },
-            "the synchronous resolve waited for the database's factory")
+        #expect(await endsSoon(resolve), "the synchronous resolve waited for the database's factory")
         gate.open()
         let error = try #require(
             (try await resolve.value).failure as? ResolutionError, "the synchronous resolve got the settings")
@@ -175,6 +169,71 @@ enum TWIncomplete: String, CaseIterable, CustomTestStringConvertible {
         #expect(try waiter.value?.get() === settings, "the task got the instance the factory built")
     }
 
+    /// An awaited resolve whose factories and hooks are all synchronous never suspends: a synchronous resolve in a
+    /// task waits for it, as for any resolve on a thread, and shares what it built. (The settings' hook waits at a gate
+    /// until that resolve waits; the awaited resolve runs on a thread of its own.)
+    @Test func aSynchronousResolveInATaskWaitsForAnAwaitedResolveThatNeverSuspends() async throws {
+        let hook = Gate()
+        let builds = Counter()
+        let container = Container()
+        container.register((any TWSettings).self) { _ in
+            builds.increment()
+            return TWFileSettings()
+        }
+        .inObjectScope(.permanent)
+        .initCompleted { _, _ in hook.pass() }
+        let entry = try #require(container.entries.first { $0.key == ServiceKey((any TWSettings).self) })
+        let storage = try #require(entry.storage as InstanceStorage?)
+        let awaited = taskOnAThreadOfItsOwn { try await container.resolve((any TWSettings).self) }
+        #expect(await poll { hook.hasArrivals })
+
+        let waiter = taskOnAThreadOfItsOwn { try resolveSynchronously((any TWSettings).self, from: container) }
+        #expect(await poll { CreationCoordinator.shared.isWaited(on: storage) }, "the task waits for the hook")
+        hook.open()
+        let settings = try await awaited.value
+        #expect(try await waiter.value === settings)
+        #expect(builds.value == 1)
+    }
+
+    /// A synchronous resolve in a task that waits while a factory runs looks again when that factory starts to wait
+    /// for an awaiting resolve's build: it throws then, instead of blocking its thread until that resolve ends.
+    @Test func aResolveWaitingForAFactoryThrowsOnceThatFactoryWaitsForAnAwaitingResolve() async throws {
+        let gate = Gate()
+        let builds = Counter()
+        let container = makeContainer(.ownHook, gate: gate, builds: builds)
+        let proceed = DispatchSemaphore(value: 0)
+        let started = Flag()
+        container.register(TWClient.self) { r in
+            started.isOn = true
+            proceed.wait()
+            return TWClient(settings: try r.resolve())
+        }
+        .inObjectScope(.permanent)
+        let client = try #require(container.entries.first { $0.key == ServiceKey(TWClient.self) })
+        let clientStorage = try #require(client.storage as InstanceStorage?)
+        let database = Task.detached { try await container.resolve(TWDatabase.self) }
+        #expect(await poll { gate.hasArrivals })
+        // The client's builder, on a thread that is no task's: it may wait for the settings.
+        let built = Box<TWClient>()
+        Thread { built.value = try? container.resolve(TWClient.self) }.start()
+        #expect(await poll { started.isOn })
+
+        let waiter = taskOnAThreadOfItsOwn { try resolveSynchronously(TWClient.self, from: container) }
+        #expect(
+            await poll { CreationCoordinator.shared.isWaited(on: clientStorage) },
+            "the task waits while the client's factory runs")
+        proceed.signal()
+        #expect(
+            await endsSoon(waiter), "the task kept waiting once the client's factory waited for the database's resolve")
+        gate.open()
+        let error = await asyncResolutionError { try await waiter.value }
+        #expect(error?.kind == .asyncRequired)
+        let settings = try await database.value.settings
+        #expect(await poll { built.value != nil })
+        #expect(built.value?.settings === settings)
+        #expect(builds.value == 1)
+    }
+
     /// A synchronous factory that an `async` resolve runs has nowhere else to wait: its resolve still blocks until the
     /// other resolve hands the settings out.
     @Test func aSynchronousFactoryInAnAsyncResolveStillWaits() async throws {
@@ -194,6 +253,17 @@ enum TWIncomplete: String, CaseIterable, CustomTestStringConvertible {
         #expect(try await client.value.settings === settings)
         #expect(builds.value == 1)
     }
+}
+
+/// Whether `task` ends within a minute, without awaiting it for longer: the test's guard against a wait that would
+/// last until something it checks afterwards happens (not a measure of time).
+private func endsSoon<Success>(_ task: Task<Success, any Error>) async -> Bool {
+    let ended = Flag()
+    Task.detached {
+        _ = try? await task.value
+        ended.isOn = true
+    }
+    return await poll(timeout: .seconds(60)) { ended.isOn }
 }
 
 extension Result {

@@ -88,8 +88,11 @@ extension Resolution {
     @inline(__always)
     func beginAsyncPlain(_ found: Found, key: ServiceKey, depth: Int) throws -> AsyncPlainStep {
         switch try beginPlain(found, key: key, depth: depth) {
-        case .inGraph(let position): .inGraph(position: position)
-        case .build(let build): .build(build)
+        case .inGraph(let position):
+            return .inGraph(position: position)
+        case .build(let build):
+            beginUserAwait()
+            return .build(build)
         }
     }
 
@@ -98,6 +101,7 @@ extension Resolution {
     @inline(__always)
     func finishAsyncPlain<Service>(_ instance: Service, _ build: PlainBuild) {
         rebind()
+        endUserAwait()
         leave(toDepth: build.outerDepth)
         keepPlain(instance, build)
     }
@@ -105,6 +109,7 @@ extension Resolution {
     /// The plain path after its `async` factory threw: back on this thread, then ``failPlain(_:_:)``.
     func failAsyncPlain(_ error: any Error, _ build: PlainBuild) -> any Error {
         rebind()
+        endUserAwait()
         return failPlain(error, build)
     }
 }

@@ -108,6 +108,7 @@ extension Resolution {
                     abandon(storage)
                 } else if !publishedAtOnce(instance, building, in: storage) {
                     built(instance, in: storage)
+                    kept()
                 }
             }
         }

@@ -47,10 +47,7 @@ extension Resolution {
                 do throws(NotHeld) { return try takeHeld(storage, found: found, depth: depth) } catch {}
             }
             let storage = storage.object
-            let member = self.member
-            let acquisition = withClaims { claims in
-                CreationCoordinator.shared.acquire(storage, for: member, claims: &claims) { waiter(for: found) }
-            }
+            let acquisition = acquire(storage, found: found)
             if let instance = try settle(consume acquisition, key: key) {
                 reportReuse(found, depth: depth)
                 return try cast(instance, key: key)
@@ -149,12 +146,19 @@ extension Resolution {
         }
     }
 
-    /// What blocking this resolution's thread to wait for the instance of `found` would hold up
-    /// (``CreationCoordinator/Waiter``). A resolve hosted by an `async` resolution's synchronous code can only block.
-    func waiter(for found: Found) -> CreationCoordinator.Waiter {
-        .blockingHere(
-            inTask: !isAsync && !isHostedByAsync,
-            factoryIsSynchronous: found.entry.withObject { $0.factoryKind == .synchronous })
+    /// The coordinator's `acquire` of `storage`, the storage of `found`'s instance, for this resolution, with what
+    /// blocking its thread would hold up (``CreationCoordinator/Waiter``; a resolve hosted by an `async` resolution's
+    /// synchronous code can only block). Out of line, as the slow path: the nested resolve's frame stays small.
+    @inline(never)
+    func acquire(_ storage: InstanceStorage, found: Found) -> CreationCoordinator.Acquisition {
+        let member = self.member
+        return withClaims { claims in
+            CreationCoordinator.shared.acquire(storage, for: member, claims: &claims) {
+                .blockingHere(
+                    inTask: !isAsync && !isHostedByAsync,
+                    factoryIsSynchronous: found.entry.withObject { $0.factoryKind == .synchronous })
+            }
+        }
     }
 
     /// `resolveByRules`, in an `async` resolution: the factory awaited, and a wait for another resolution's build
@@ -215,7 +219,11 @@ extension Resolution {
                 }
             }
         case .async, .mainActor:
-            defer { rebind() }
+            beginUserAwait()
+            defer {
+                rebind()
+                endUserAwait()
+            }
             guard let arguments else { return try await AsyncNullaryEntry<Service>.buildAsync(entry, self) }
             return try await AsyncArgumentsEntry<Service>.buildAsync(entry, self, arguments: arguments)
         }
@@ -235,11 +243,14 @@ extension Resolution {
         do {
             try hostingSynchronousCode { try invokeHook(run, index) }
         } catch let request as AsyncHookRequest {
+            beginUserAwait()
             do {
                 try await request.work()
                 rebind()
+                endUserAwait()
             } catch {
                 rebind()
+                endUserAwait()
                 throw hookFailure(error, of: run.pending)
             }
         } catch {

@@ -16,17 +16,26 @@ extension CreationCoordinator {
         case merge([CreationGroup])
     }
 
+    /// What a chain of waits reaches besides a cycle.
+    struct Reach {
+        /// An `async` resolution, which may need any actor to go on.
+        var task = false
+        /// An `async` resolution that may be suspended: in a wait of its own, or awaiting an `async` factory or hook
+        /// while it holds claims (``awaiting``). It needs a thread to go on.
+        var suspendedTask = false
+    }
+
     struct Visit: Hashable {
         let thread: ThreadID
         let throughNesting: Bool
     }
 
     /// Follows every chain of waits that would start with `member` waiting for `target`: whether it closes, and
-    /// whether it reaches an `async` resolution (`reachesTask`), which may need any actor to go on.
+    /// whether it reaches an `async` resolution, suspended or not.
     func findCycle(
         from member: Member, waitingFor target: Target, own: CreationGroup?
-    ) -> (cycle: Cycle, reachesTask: Bool) {
-        var reachesTask = false
+    ) -> (cycle: Cycle, reach: Reach) {
+        var reach = Reach()
         var throughNesting = false
         var cycleGroups: [CreationGroup] = []
         var closes = false
@@ -56,7 +65,10 @@ extension CreationCoordinator {
                 groups.append(root)
             }
             for next in members {
-                if next.thread.isUnbound, next.thread != member.thread { reachesTask = true }
+                if next.thread.isUnbound, next.thread != member.thread {
+                    reach.task = true
+                    if waits[next.thread] != nil || awaiting[next.thread] != nil { reach.suspendedTask = true }
+                }
                 if !lineage.isEmpty, lineage.contains(where: { $0.resolution == next.id }) {
                     // Whatever it waits for now, it will wait for the member's task before it finishes.
                     throughChildTask = true
@@ -79,14 +91,14 @@ extension CreationCoordinator {
                 pending.append((wait.target, viaNesting, groups))
             }
         }
-        if throughNesting { return (.throughNesting, reachesTask) }
-        if throughChildTask { return (.throughChildTask, reachesTask) }
-        guard closes else { return (.none, reachesTask) }
+        if throughNesting { return (.throughNesting, reach) }
+        if throughChildTask { return (.throughChildTask, reach) }
+        guard closes else { return (.none, reach) }
         var distinct: [CreationGroup] = own.map { [$0] } ?? []
         for group in cycleGroups.map(Self.root) where !distinct.contains(where: { $0 === group }) {
             distinct.append(group)
         }
-        return (distinct.count > 1 ? .merge(distinct) : .withinGroup, reachesTask)
+        return (distinct.count > 1 ? .merge(distinct) : .withinGroup, reach)
     }
 
     /// Makes one group of `groups`: the biggest takes the others' members and claims. Wakes every waiting

@@ -26,7 +26,7 @@ extension CreationCoordinator {
         lock.lock()
         defer { lock.unlock() }
         join(member, group: &claims.group, solo: &claims.solo)
-        return blockUntilDone(as: member) {
+        return blockUntilDone(as: member, inTask: waiter.blocksTaskThread) {
             acquireStep(storage, for: member, group: &claims.group, stale: &stale, waiter: waiter)
         }
     }
@@ -123,15 +123,27 @@ extension CreationCoordinator {
     // MARK: The two ways to wait
 
     /// Runs `step` until it is done, blocking the thread whenever it says to wait. Call with the lock held; it is
-    /// held again on return.
-    private func blockUntilDone<Answer>(as member: Member, _ step: () -> Step<Answer>) -> Answer {
+    /// held again on return. `inTask`: the caller is a synchronous resolve in a task (``Waiter/blocksTaskThread``).
+    ///
+    /// A member that starts to wait wakes the synchronous resolves in tasks that wait: one may wait for what it
+    /// builds, and it may now wait for a suspended resolution (see ``Waiter``).
+    private func blockUntilDone<Answer>(
+        as member: Member, inTask: Bool = false, _ step: () -> Step<Answer>
+    ) -> Answer {
+        var isFirstWait = true
         while true {
             switch step() {
             case .done(let answer):
                 return answer
             case .wait(let target):
+                if isFirstWait {
+                    isFirstWait = false
+                    wakeTaskThreads()
+                }
                 waits[member.thread] = Wait(member: member, target: target)
+                if inTask { blockedTaskThreads += 1 }
                 lock.waitBlocking()
+                if inTask { blockedTaskThreads -= 1 }
                 waits[member.thread] = nil
             }
         }
@@ -140,16 +152,22 @@ extension CreationCoordinator {
     /// Runs `step` until it is done, suspending the task whenever it says to wait; `cancelled` once the task is
     /// cancelled while it waits (checked under the lock, so no cancellation is missed). Call inside
     /// `withLockCancellably`, with the lock held; it is held again on return. The lock is let go only once the task is
-    /// recorded, so no change is missed.
+    /// recorded, so no change is missed. Starting to wait, it wakes the synchronous resolves in tasks that wait, as
+    /// `blockUntilDone` does.
     private func suspendUntilDone<Answer>(
         as member: Member, cancelled: Answer, _ step: () -> Step<Answer>
     ) async -> Answer {
+        var isFirstWait = true
         while true {
             switch step() {
             case .done(let answer):
                 return answer
             case .wait(let target):
                 if Task.isCancelled { return cancelled }
+                if isFirstWait {
+                    isFirstWait = false
+                    wakeTaskThreads()
+                }
                 waits[member.thread] = Wait(member: member, target: target)
                 await lock.suspend(as: member.thread)
                 waits[member.thread] = nil

@@ -72,16 +72,19 @@ final class CreationCoordinator: @unchecked Sendable {
     }
 
     /// What blocking the caller's thread would hold up, and so which builds it may not wait for: a build that an
-    /// `async` resolution takes part in (``Cycle``'s `reachesTask`), which may suspend, and then needs a thread to
+    /// `async` resolution takes part in (``Reach/task``), which may suspend, and then needs a thread to
     /// go on. Only a synchronous resolve blocks; an `async` one suspends and may wait for anything.
     struct Waiter {
         /// The caller would block the main actor, which such a build may need: it never waits for one.
         var blocksMainActor = false
         /// The caller is a synchronous resolve in a task, and would block one of the few threads Swift runs tasks
-        /// on (as many as the machine has cores), which such a build needs to resume: with a blocked resolve on each,
-        /// nothing would go on. It waits for such a build only while the build's synchronous factory runs: its
-        /// builder is then on a thread and cannot suspend before the factory returns, which wakes the caller to
-        /// look again. Not a resolve that an `async` resolution hosts (it has nowhere else to wait).
+        /// on (as many as the machine has cores). An `async` resolution that is suspended needs one of them to go on:
+        /// with a blocked resolve on each, nothing would. So it waits for a build only while no `async` resolution
+        /// the build waits for is suspended — in a wait of its own, or while it awaits an `async` factory or hook
+        /// holding what it claimed (``awaiting``) — or while the build's synchronous factory runs (its builder is on
+        /// a thread then, and cannot suspend before the factory returns). Whenever that may have changed, the waiter
+        /// is woken to look again (``wakeTaskThreads()``). Not a resolve that an `async` resolution hosts: it has
+        /// nowhere else to wait.
         var blocksTaskThread = false
         /// Whether the factory of the instance waited for is synchronous.
         var factoryIsSynchronous = true
@@ -126,6 +129,12 @@ final class CreationCoordinator: @unchecked Sendable {
     let lock = WaitLock()
     /// What each waiting thread's innermost resolution waits for.
     var waits: [ThreadID: Wait] = [:]
+    /// The `async` resolutions, by their coordination thread, that await an `async` factory or hook while they hold
+    /// claims: they may be suspended, as in a wait (see ``Waiter``). A count, for the nested `async` resolutions of
+    /// one task, which share its thread.
+    var awaiting: [ThreadID: Int] = [:]
+    /// How many synchronous resolves in tasks are blocked in a wait now (``Waiter/blocksTaskThread``).
+    var blockedTaskThreads = 0
     /// The groups made for resolutions whose solo builds another resolution promoted, until each of those
     /// resolutions joins its group (see `join`).
     var promotedGroups: [Member: CreationGroup] = [:]
@@ -154,10 +163,10 @@ final class CreationCoordinator: @unchecked Sendable {
 
     /// Detail of an `.asyncRequired` thrown instead of blocking one of the threads tasks run on.
     static let taskThreadDetail = """
-        another task's async resolve is building it (or something it waits for), and may await before it hands it \
-        out. This synchronous resolve runs in a task: waiting would block one of the few threads Swift runs tasks on, \
-        which that resolve needs to go on, and with one blocked on each, nothing would. Resolve it with `try await`: \
-        an async resolve waits suspended.
+        another task's async resolve is building it (or something it waits for), and awaits meanwhile: it may be \
+        suspended. This synchronous resolve runs in a task: waiting would block one of the few threads Swift runs \
+        tasks on, which that resolve needs to go on, and with one blocked on each, nothing would. Resolve it with \
+        `try await` (a synchronous helper that resolves it becomes async): an async resolve waits suspended.
         """
 
     /// Whether some thread waits for the instance of `storage` now: for tests that must act only once one does.
@@ -247,10 +256,10 @@ final class CreationCoordinator: @unchecked Sendable {
                 }
             }
             let target = Target.storage(storage, waiterGroup: own)
-            let (cycle, reachesTask) = findCycle(from: member, waitingFor: target, own: own)
+            let (cycle, reach) = findCycle(from: member, waitingFor: target, own: own)
             switch cycle {
             case .none:
-                if reachesTask, let refusal = refusal(of: waiter, waitingFor: storage) { return .done(refusal) }
+                if let refusal = refusal(of: waiter, reach: reach, waitingFor: storage) { return .done(refusal) }
                 return .wait(target)
             case .throughNesting:
                 return .done(.circular(detail: Self.nestedDetail))
@@ -265,11 +274,12 @@ final class CreationCoordinator: @unchecked Sendable {
         }
     }
 
-    /// What `waiter` gets instead of waiting for the build of `storage`, which an `async` resolution takes part in;
-    /// `nil` if it may wait (see ``Waiter``). Call with the lock held.
-    private func refusal(of waiter: Waiter, waitingFor storage: InstanceStorage) -> Acquisition? {
+    /// What `waiter` gets instead of waiting for the build of `storage`, given what the build's chain of waits
+    /// reaches; `nil` if it may wait (see ``Waiter``). Call with the lock held.
+    private func refusal(of waiter: Waiter, reach: Reach, waitingFor storage: InstanceStorage) -> Acquisition? {
+        guard reach.task else { return nil }
         if waiter.blocksMainActor { return .wouldBlockMainActor }
-        guard waiter.blocksTaskThread else { return nil }
+        guard waiter.blocksTaskThread, reach.suspendedTask else { return nil }
         // Its synchronous factory runs on its builder's thread now (not waiting for anything itself): the builder
         // records the instance, or gives the claim up, when it returns, and either wakes the waiter.
         if waiter.factoryIsSynchronous, !storage.isBuilt, let builder = storage.builder,
@@ -278,6 +288,29 @@ final class CreationCoordinator: @unchecked Sendable {
             return nil
         }
         return .wouldBlockTaskThread
+    }
+
+    /// Wakes the synchronous resolves in tasks that wait, if any, to look again at what they wait for: something it
+    /// waits for may have become able to suspend (see ``Waiter``). Call with the lock held.
+    func wakeTaskThreads() {
+        if blockedTaskThreads > 0 { lock.wakeAll() }
+    }
+
+    /// Records that `member`, an `async` resolution that holds claims, awaits an `async` factory or hook: it may be
+    /// suspended until that returns (``endAwaiting(_:)``).
+    func beginAwaiting(_ member: Member) {
+        lock.withLock {
+            awaiting[member.thread, default: 0] += 1
+            wakeTaskThreads()
+        }
+    }
+
+    /// Ends `beginAwaiting(_:)`.
+    func endAwaiting(_ member: Member) {
+        lock.withLock {
+            guard let count = awaiting[member.thread] else { return }
+            awaiting[member.thread] = count > 1 ? count - 1 : nil
+        }
     }
 
     /// The order in which held instances came to be, which their release hooks run in reverse: a number no
@@ -368,10 +401,10 @@ final class CreationCoordinator: @unchecked Sendable {
         let root = Self.root(group)
         guard !root.isComplete else { return .done(.published) }
         let target = Target.completion(root)
-        let (cycle, reachesTask) = findCycle(from: member, waitingFor: target, own: root)
+        let (cycle, reach) = findCycle(from: member, waitingFor: target, own: root)
         switch cycle {
         case .none, .withinGroup, .merge:
-            if blocksMainActor, reachesTask {
+            if blocksMainActor, reach.task {
                 if root.failure == nil { root.failure = MainActorWait() }
                 return .done(.wouldBlockMainActor)
             }
