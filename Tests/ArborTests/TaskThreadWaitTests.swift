@@ -234,6 +234,24 @@ enum TWIncomplete: String, CaseIterable, CustomTestStringConvertible {
         #expect(builds.value == 1)
     }
 
+    /// An `async` factory whose synchronous helper resolves, through the container, what its own resolve holds (the
+    /// settings, whose hook has not run) would wait for itself: it throws `.circularDependency`, saying to resolve
+    /// through the factory's resolver.
+    @Test func aSynchronousResolveInAnAsyncFactoryOfWhatItsOwnResolveHoldsIsACycle() async throws {
+        let container = Container()
+        container.register((any TWSettings).self) { _ in TWFileSettings() }.inObjectScope(.permanent)
+            .initCompleted { _, _ in }
+        container.register(TWDatabase.self) { r async throws in
+            _ = try await r.resolve((any TWSettings).self)
+            await Task.yield()
+            return TWDatabase(settings: try resolveSynchronously((any TWSettings).self, from: container))
+        }
+        let error = await asyncResolutionError { try await container.resolve(TWDatabase.self) }
+        #expect(error?.kind == .circularDependency)
+        let text = error?.description ?? ""
+        #expect(text.contains("own async resolve") && text.contains("try await r.resolve"), "\(text)")
+    }
+
     /// A synchronous factory that an `async` resolve runs has nowhere else to wait: its resolve still blocks until the
     /// other resolve hands the settings out.
     @Test func aSynchronousFactoryInAnAsyncResolveStillWaits() async throws {

@@ -88,13 +88,17 @@ final class CreationCoordinator: @unchecked Sendable {
         var blocksTaskThread = false
         /// Whether the factory of the instance waited for is synchronous.
         var factoryIsSynchronous = true
+        /// For a synchronous resolve in a task: the task, as the coordinator knows its `async` resolutions.
+        var task: ThreadID?
 
         /// A synchronous resolve that would block the calling thread: on the main actor, in a task (not hosted by an
         /// `async` resolution: `inTask`), or on a thread of its own.
         static func blockingHere(inTask: Bool, factoryIsSynchronous: Bool) -> Waiter {
             if isOnMainActor() { return Waiter(blocksMainActor: true) }
-            return Waiter(
-                blocksTaskThread: inTask && CurrentTask.address != nil, factoryIsSynchronous: factoryIsSynchronous)
+            guard inTask, let task = CurrentTask.address else {
+                return Waiter(factoryIsSynchronous: factoryIsSynchronous)
+            }
+            return Waiter(blocksTaskThread: true, factoryIsSynchronous: factoryIsSynchronous, task: .task(task))
         }
     }
 
@@ -167,6 +171,14 @@ final class CreationCoordinator: @unchecked Sendable {
         suspended. This synchronous resolve runs in a task: waiting would block one of the few threads Swift runs \
         tasks on, which that resolve needs to go on, and with one blocked on each, nothing would. Resolve it with \
         `try await` (a synchronous helper that resolves it becomes async): an async resolve waits suspended.
+        """
+
+    /// Detail of a `.circularDependency` thrown by a synchronous resolve in an `async` factory (or hook) that needs
+    /// what the `async` resolve running that factory builds.
+    static let ownTaskDetail = """
+        This task's own async resolve is building it, and awaits the code that resolves it now: a Lazy, a Provider or \
+        a container's synchronous resolve in one of that resolve's async factories or hooks. Resolve it through the \
+        resolver the factory was given, `try await r.resolve(…)`, to share the instance.
         """
 
     /// Whether some thread waits for the instance of `storage` now: for tests that must act only once one does.
@@ -280,6 +292,11 @@ final class CreationCoordinator: @unchecked Sendable {
         guard reach.task else { return nil }
         if waiter.blocksMainActor { return .wouldBlockMainActor }
         guard waiter.blocksTaskThread, reach.suspendedTask else { return nil }
+        // Built by an `async` resolution of the caller's own task, which awaits the code that resolves now: a
+        // `Lazy`, `Provider` or container resolve in one of its `async` factories. Waiting would never end.
+        if let builder = storage.builder, builder.member.thread == waiter.task {
+            return .circular(detail: Self.ownTaskDetail)
+        }
         // Its synchronous factory runs on its builder's thread now (not waiting for anything itself): the builder
         // records the instance, or gives the claim up, when it returns, and either wakes the waiter.
         if waiter.factoryIsSynchronous, !storage.isBuilt, let builder = storage.builder,
