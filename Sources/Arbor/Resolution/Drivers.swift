@@ -244,13 +244,12 @@ extension Resolution {
             try hostingSynchronousCode { try invokeHook(run, index) }
         } catch let request as AsyncHookRequest {
             beginUserAwait()
+            defer { endUserAwait() }
             do {
                 try await request.work()
                 rebind()
-                endUserAwait()
             } catch {
                 rebind()
-                endUserAwait()
                 throw hookFailure(error, of: run.pending)
             }
         } catch {
