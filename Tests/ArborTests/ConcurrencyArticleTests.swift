@@ -27,6 +27,12 @@ private enum ConcurrencyArticle {
     }
     protocol HTTPClient: Sendable {}
     struct LiveClient: HTTPClient {}
+    protocol Settings: AnyObject, Sendable {}
+    final class FileSettings: Settings {}
+    final class ReportClient: Sendable {
+        let settings: any Settings
+        init(settings: any Settings) { self.settings = settings }
+    }
     final class AppCoordinator: Sendable {}
     @MainActor final class FeedViewModel {
         let client: any HTTPClient
@@ -180,6 +186,35 @@ private enum ConcurrencyArticle {
             // ARTICLE end
             #expect(used != nil)
             #expect(reported == nil)
+        }
+
+        /// The settings' hook keeps them with the database's resolve, which awaits its gate meanwhile: the report
+        /// client's synchronous factory, in an `async` resolve, runs again once the settings are handed out.
+        @Test func waitingWithoutBlockingInASynchronousFactory() async throws {
+            let container = makeContainer()
+            let gate = Gate()
+            container.register((any Settings).self) { _ in FileSettings() }.inObjectScope(.permanent)
+                .initCompleted { _, _ in }
+            container.register(Database.self) { r async throws in
+                _ = try await r.resolve((any Settings).self)
+                await gate.passAsync()
+                return Database()
+            }
+            let database = Task { try await container.resolve(Database.self) }
+            #expect(await poll { gate.hasArrivals })
+            // ARTICLE: Waiting without blocking, and cancellation
+            container.register(ReportClient.self) { r in
+                // In `try await container.resolve(ReportClient.self)`, while another task's resolve
+                // holds the settings and awaits: this factory stops here, the resolve awaits the
+                // settings, and runs the factory again.
+                ReportClient(settings: try r.resolve())
+            }
+            // ARTICLE end
+            let client = Task { try await container.resolve(ReportClient.self) }
+            gate.open()
+            _ = try await database.value
+            let settings = try await container.resolve((any Settings).self)
+            #expect(try await client.value.settings === settings)
         }
 
         @Test func asyncTeardown() async throws {

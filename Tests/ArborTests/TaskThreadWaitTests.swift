@@ -30,10 +30,17 @@ private final class TWWiring: @unchecked Sendable {
     var isWired = false
 }
 
-/// A client whose synchronous factory needs the settings.
-private final class TWClient: Sendable {
+/// A client whose synchronous factory (or hook) needs the settings.
+private final class TWClient: @unchecked Sendable {
     let settings: any TWSettings
+    /// Set by the client's `initCompleted` hook, where it resolves the settings.
+    var hooked: (any TWSettings)?
     init(settings: any TWSettings) { self.settings = settings }
+}
+
+/// What a client's factory that catches its resolve's error uses instead of the settings.
+private final class TWFallbackSettings: TWSettings {
+    let name = "fallback"
 }
 
 /// Why the settings are not handed out while the database's factory awaits.
@@ -252,24 +259,127 @@ enum TWIncomplete: String, CaseIterable, CustomTestStringConvertible {
         #expect(text.contains("own async resolve") && text.contains("try await r.resolve"), "\(text)")
     }
 
-    /// A synchronous factory that an `async` resolve runs has nowhere else to wait: its resolve still blocks until the
-    /// other resolve hands the settings out.
-    @Test func aSynchronousFactoryInAnAsyncResolveStillWaits() async throws {
+    // MARK: Synchronous code an `async` resolve runs
+
+    /// Where the synchronous code that needs the settings runs in an `async` resolve of the client.
+    enum HostedCode: String, CaseIterable, CustomTestStringConvertible {
+        /// The client's synchronous factory resolves the settings.
+        case factory
+        /// The client's synchronous factory catches what the resolve throws, and builds the client without them.
+        case factoryThatCatches
+        /// The client's synchronous `initCompleted` hook resolves the settings.
+        case hook
+
+        var testDescription: String { rawValue }
+    }
+
+    /// Registers the client, whose synchronous code (`code`) resolves the settings; `runs` counts that code's runs.
+    private func registerClient(_ code: HostedCode, in container: Container, runs: Counter) {
+        switch code {
+        case .factory:
+            container.register(TWClient.self) { r in
+                runs.increment()
+                return TWClient(settings: try r.resolve())
+            }
+        case .factoryThatCatches:
+            container.register(TWClient.self) { r in
+                runs.increment()
+                return TWClient(settings: (try? r.resolve((any TWSettings).self)) ?? TWFallbackSettings())
+            }
+        case .hook:
+            container.register(TWClient.self) { _ in TWClient(settings: TWFallbackSettings()) }
+                .initCompleted { r, client in
+                    runs.increment()
+                    client.hooked = try r.resolve((any TWSettings).self)
+                }
+        }
+    }
+
+    /// The database's `async` resolve, holding the settings (under a protocol type) and waiting at its gate, with the
+    /// client registered (`code`, whose runs `runs` counts) and not resolved yet.
+    private struct HeldSettings {
+        let container: Container
+        let gate: Gate
+        let builds: Counter
+        let runs: Counter
+        /// The settings' storage.
+        let storage: InstanceStorage
+        let database: Task<TWDatabase, any Error>
+    }
+
+    private func heldByAnAwaitingResolve(
+        _ incomplete: TWIncomplete, client code: HostedCode
+    ) async throws -> HeldSettings {
         let gate = Gate()
         let builds = Counter()
-        let container = makeContainer(.ownHook, gate: gate, builds: builds)
-        container.register(TWClient.self) { r in TWClient(settings: try r.resolve()) }
+        let runs = Counter()
+        let container = makeContainer(incomplete, gate: gate, builds: builds)
+        registerClient(code, in: container, runs: runs)
         let entry = try #require(container.entries.first { $0.key == ServiceKey((any TWSettings).self) })
         let storage = try #require(entry.storage as InstanceStorage?)
-        let database = Task.detached { try await container.resolve(TWDatabase.self) }
+        let database = Task { try await container.resolve(TWDatabase.self) }
         #expect(await poll { gate.hasArrivals })
+        return HeldSettings(
+            container: container, gate: gate, builds: builds, runs: runs, storage: storage, database: database)
+    }
 
-        let client = taskOnAThreadOfItsOwn { try await container.resolve(TWClient.self) }
-        #expect(await poll { CreationCoordinator.shared.isWaited(on: storage) }, "the client's factory waits")
+    /// Synchronous code that an `async` resolve runs would block one of the threads tasks run on, waiting for settings
+    /// that the database's suspended resolve holds: the `async` resolve awaits them instead, suspended, and runs the
+    /// code again, which gets the settings the database got. (Before, it blocked its thread until the gate opened.)
+    @Test(arguments: HostedCode.allCases, TWIncomplete.allCases)
+    func synchronousCodeInAnAsyncResolveAwaitsInsteadAndRunsAgain(
+        code: HostedCode, incomplete: TWIncomplete
+    ) async throws {
+        let held = try await heldByAnAwaitingResolve(incomplete, client: code)
+        let (container, gate, storage, runs) = (held.container, held.gate, held.storage, held.runs)
+
+        let client = Task { try await container.resolve(TWClient.self) }
+        #expect(await poll { CreationCoordinator.shared.isWaited(on: storage) }, "the client waits for the settings")
+        let waiting = CreationCoordinator.shared.waitingCounts(for: storage)
+        #expect(waiting.blocked == 0 && waiting.suspended == 1, "it waits suspended, blocking no thread: \(waiting)")
+        #expect(runs.value == 1)
         gate.open()
-        let settings = try await database.value.settings
-        #expect(try await client.value.settings === settings)
-        #expect(builds.value == 1)
+        let settings = try await held.database.value.settings
+        let resolved = try await client.value
+        #expect((code == .hook ? resolved.hooked : resolved.settings) === settings)
+        #expect(runs.value == 2, "the code ran again once the settings were handed out")
+        #expect(held.builds.value == 1)
+    }
+
+    /// More `async` resolves than Swift has threads for tasks, each running a synchronous factory that needs what an
+    /// awaiting resolve holds: none blocks a thread, and each gets the settings once the awaiting resolve goes on.
+    @Test func moreAsyncResolvesOfSynchronousFactoriesThanThreadsDoNotStopAnAwaitingResolve() async throws {
+        // Were they to block, they would hold every thread a time limit needs to end the test: the watchdog has one of
+        // its own.
+        let watchdog = Watchdog(
+            "async resolves of synchronous factories, and an awaiting one", seconds: Watchdog.patience)
+        defer { watchdog.disarm() }
+        let held = try await heldByAnAwaitingResolve(.ownHook, client: .factory)
+        let (container, gate, storage) = (held.container, held.gate, held.storage)
+        let tasks = 4 * ProcessInfo.processInfo.activeProcessorCount + 2
+        let clients = (0..<tasks).map { _ in Task { try await container.resolve(TWClient.self) } }
+        #expect(await poll { CreationCoordinator.shared.waitingCounts(for: storage).suspended == tasks })
+        gate.open()
+        let settings = try await held.database.value.settings
+        for client in clients { #expect(try await client.value.settings === settings) }
+        #expect(held.builds.value == 1)
+    }
+
+    /// A task cancelled while its `async` resolve awaits a build for its synchronous factory stops waiting, and its
+    /// resolve throws the cancellation; the awaiting resolve is not affected.
+    @Test func cancellingAResolveThatAwaitsForItsSynchronousFactoryStopsIt() async throws {
+        let held = try await heldByAnAwaitingResolve(.ownHook, client: .factory)
+        let (container, gate, storage, runs) = (held.container, held.gate, held.storage, held.runs)
+        let client = Task { try await container.resolve(TWClient.self) }
+        #expect(await poll { CreationCoordinator.shared.waitingCounts(for: storage).suspended == 1 })
+        client.cancel()
+        let outcome = await client.result
+        #expect(throws: CancellationError.self) { try outcome.get() }
+        #expect(runs.value == 1, "the factory did not run again")
+        gate.open()
+        let settings = try await held.database.value.settings
+        #expect(try await container.resolve(TWClient.self).settings === settings)
+        #expect(held.builds.value == 1)
     }
 }
 

@@ -155,7 +155,7 @@ extension Resolution {
         return withClaims { claims in
             CreationCoordinator.shared.acquire(storage, for: member, claims: &claims) {
                 .blockingHere(
-                    inTask: !isAsync && !isHostedByAsync,
+                    hosted: isAsync || isHostedByAsync,
                     factoryIsSynchronous: found.entry.withObject { $0.factoryKind == .synchronous })
             }
         }
@@ -212,10 +212,12 @@ extension Resolution {
         }
         switch entry.factoryKind {
         case .synchronous:
-            return try hostingSynchronousCode {
-                guard let arguments else { return try NullaryEntry<Service>.build(entry, self) }
-                return try arguments.withArgumentsTuple {
-                    try ArgumentsEntry<Service>.build(entry, self, arguments: $0)
+            return try await awaitingBuildsInstead {
+                try hostingSynchronousCode {
+                    guard let arguments else { return try NullaryEntry<Service>.build(entry, self) }
+                    return try arguments.withArgumentsTuple {
+                        try ArgumentsEntry<Service>.build(entry, self, arguments: $0)
+                    }
                 }
             }
         case .async, .mainActor:
@@ -241,7 +243,7 @@ extension Resolution {
     /// `runHook`, hosted on this thread, then awaiting the work an `async` hook hands back (``AsyncHookRequest``).
     func runHookAsync(_ run: HookRun, _ index: Int) async throws {
         do {
-            try hostingSynchronousCode { try invokeHook(run, index) }
+            try await awaitingBuildsInstead { try hostingSynchronousCode { try invokeHook(run, index) } }
         } catch let request as AsyncHookRequest {
             beginUserAwait()
             defer { endUserAwait() }

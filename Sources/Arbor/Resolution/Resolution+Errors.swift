@@ -136,9 +136,22 @@ extension Resolution {
     /// build is published (``CreationCoordinator/Waiter``). Out of line, like the other errors of the rules: inlined
     /// into `resolveByRules`, it took each level of a nested resolve 96 bytes more stack (1,072 → 1,168 bytes in a
     /// release build, where StackDepthTests allows 1,146 for 200 levels in 224 KB).
+    /// In synchronous code an `async` resolution hosts, the wait goes to that resolution instead
+    /// (``awaitInstead(_:waitingFor:)``).
     @inline(never)
-    func taskThreadWaitError(_ key: ServiceKey) -> any Error {
-        asyncRequired(key, path: path(endingWith: key), detail: CreationCoordinator.taskThreadDetail)
+    func taskThreadWaitError(_ key: ServiceKey, waitingFor storage: InstanceStorage) -> any Error {
+        if isAsync || isHostedByAsync { return awaitInstead(key, waitingFor: storage) }
+        return asyncRequired(key, path: path(endingWith: key), detail: CreationCoordinator.taskThreadDetail)
+    }
+
+    /// For a resolve in synchronous code an `async` resolution hosts, which would have blocked its thread waiting for
+    /// the build of `storage`: records that build on the thread, for the `async` resolution to await before it runs
+    /// the code again (see AwaitingInstead.swift), and returns the error that unwinds the code meanwhile.
+    private func awaitInstead(_ key: ServiceKey, waitingFor storage: InstanceStorage) -> any Error {
+        let context = ThreadContext.current
+        internalInvariant(context.hostedAsync != nil, "only code an async resolution hosts hands a wait over")
+        context.awaitedBuild = storage
+        return asyncRequired(key, path: path(endingWith: key), detail: CreationCoordinator.hostedWaitDetail)
     }
 
     /// `.asyncRequired` with `detail`, and the hint for top-level code where that is where the resolve was made.

@@ -80,7 +80,7 @@ extension Resolution {
         }
         let found = find(key, in: context)
         if found == nil, !(Service.self is any AsyncDerivedService.Type) {
-            return try hostingSynchronousCode { try synchronous(self) }
+            return try await awaitingBuildsInstead { try hostingSynchronousCode { try synchronous(self) } }
         }
         return try await resolveAsync(key, found: found, depth: depth + 1, arguments: box)
     }
@@ -186,7 +186,9 @@ extension Resolution {
             key, found: found, in: context,
             byRules: { registered in
                 if registered.isPlain, registered.factoryKind == .synchronous {
-                    return try resolveSynchronousGraph(key, found: registered, depth: depth, arguments: arguments)
+                    return try await awaitingBuildsInstead {
+                        try resolveSynchronousGraph(key, found: registered, depth: depth, arguments: arguments)
+                    }
                 }
                 return try await resolveByRulesAsync(key, found: registered, depth: depth, arguments: arguments)
             },
@@ -245,7 +247,9 @@ extension Resolution {
         // A key with runtime arguments and no registration reaches here only as a forward's missing target: the
         // entry points resolve the others with their arguments.
         guard arguments == nil else { throw notRegisteredError(key) }
-        return try hostingSynchronousCode { try resolve(key, found: nil, depth: depth) }
+        return try await awaitingBuildsInstead {
+            try hostingSynchronousCode { try resolve(key, found: nil, depth: depth) }
+        }
     }
 
     private func deriveAsync<Derived: AsyncDerivedService>(

@@ -57,7 +57,8 @@ public struct ResolutionError: Error, CustomStringConvertible {
         /// `initCompleted` hooks, is `async`, or its factory runs on the main actor and the resolve does not. Or
         /// another task's `async` resolve is building it, and this synchronous one runs on the main actor or in a
         /// task, where waiting would block a thread that resolve may need. Resolve it with `try await`; the
-        /// description says which.
+        /// description says which. (In a synchronous factory or hook that an `async` resolve runs, it only ends that
+        /// run: the `async` resolve awaits the build, then runs the factory or hook again.)
         case asyncRequired
     }
     #else
@@ -80,7 +81,8 @@ public struct ResolutionError: Error, CustomStringConvertible {
         /// `initCompleted` hooks, is `async`, or its factory runs on the main actor and the resolve does not. Or
         /// another task's `async` resolve is building it, and this synchronous one runs on the main actor or in a
         /// task, where waiting would block a thread that resolve may need. Resolve it with `try await`; the
-        /// description says which.
+        /// description says which. (In a synchronous factory or hook that an `async` resolve runs, it only ends that
+        /// run: the `async` resolve awaits the build, then runs the factory or hook again.)
         case asyncRequired
     }
     #endif

@@ -13,6 +13,9 @@ final class ThreadContext {
     /// resolution that begins meanwhile (a factory that calls a container's `resolve`) is suspended under it as if on
     /// one thread, for the ``CreationCoordinator``'s cycle checks. Set and restored around those calls.
     @exclusivity(unchecked) var hostedAsync: ThreadID?
+    /// The build a resolve in that synchronous code gave up waiting for, for the `async` resolution to await before
+    /// it runs the code again (``Resolution/awaitInstead(_:waitingFor:)``). Set only while such code runs.
+    @exclusivity(unchecked) var awaitedBuild: InstanceStorage?
     /// An idle `async` resolution, for the next top-level `async` resolve that starts on this thread
     /// (``AsyncResolutionPool``).
     @exclusivity(unchecked) var idleAsync: Resolution?

@@ -117,15 +117,24 @@ extension Resolution {
 
     /// Runs synchronous code of this `async` resolution — a factory, a hook, the synchronous engine — on the current
     /// thread: meanwhile the thread's active resolution is this one (a `Lazy` or `Provider` made in it joins it), and
-    /// a resolution that begins on the thread is suspended under it (``ThreadContext/hostedAsync``).
+    /// a resolution that begins on the thread is suspended under it (``ThreadContext/hostedAsync``). Throws
+    /// ``AwaitBuildRequest`` instead of what the code returned or threw if a resolve in it gave a wait up: call it
+    /// in ``awaitingBuildsInstead(_:)``.
     @inline(__always)
-    func hostingSynchronousCode<Result>(_ body: () throws -> Result) rethrows -> Result {
+    func hostingSynchronousCode<Result>(_ body: () throws -> Result) throws -> Result {
         try state.value.threadContext.withObject { context in
             let saved = (context.active, context.hostedAsync)
             context.active = Unretained(self, retainedInChecks: false)
             context.hostedAsync = state.value.coordinationThread
             defer { (context.active, context.hostedAsync) = saved }
-            return try body()
+            do {
+                let result = try body()
+                if context.awaitedBuild != nil { throw AwaitBuildRequest.take(from: context) }
+                return result
+            } catch {
+                if context.awaitedBuild != nil { throw AwaitBuildRequest.take(from: context) }
+                throw error
+            }
         }
     }
 

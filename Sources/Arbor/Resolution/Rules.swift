@@ -133,8 +133,8 @@ extension Resolution {
             throw CancellationError()  // Only an `async` resolve's wait is cancelled.
         case .wouldBlockMainActor:
             throw mainActorWaitError(key)
-        case .wouldBlockTaskThread:
-            throw taskThreadWaitError(key)
+        case .wouldBlockTaskThread(let storage):
+            throw taskThreadWaitError(key, waitingFor: storage)
         }
     }
 

@@ -140,7 +140,7 @@ extension CreationCoordinator {
                     isFirstWait = false
                     wakeTaskThreads()
                 }
-                waits[member.thread] = Wait(member: member, target: target)
+                waits[member.thread] = Wait(member: member, target: target, blocksThread: true)
                 if inTask { blockedTaskThreads += 1 }
                 lock.waitBlocking()
                 if inTask { blockedTaskThreads -= 1 }
@@ -168,7 +168,7 @@ extension CreationCoordinator {
                     isFirstWait = false
                     wakeTaskThreads()
                 }
-                waits[member.thread] = Wait(member: member, target: target)
+                waits[member.thread] = Wait(member: member, target: target, blocksThread: false)
                 await lock.suspend(as: member.thread)
                 waits[member.thread] = nil
             }
@@ -193,9 +193,9 @@ extension CreationCoordinator {
     func waitingCounts(for storage: InstanceStorage) -> (blocked: Int, suspended: Int) {
         lock.withLock {
             var counts = (blocked: 0, suspended: 0)
-            for (thread, wait) in waits {
+            for wait in waits.values {
                 guard case .storage(let target, _) = wait.target, target === storage else { continue }
-                if thread.isUnbound { counts.suspended += 1 } else { counts.blocked += 1 }
+                if wait.blocksThread { counts.blocked += 1 } else { counts.suspended += 1 }
             }
             return counts
         }

@@ -65,10 +65,12 @@ final class CreationCoordinator: @unchecked Sendable {
         /// The caller runs on the main actor and would block it waiting for a build that an `async` resolution takes
         /// part in, which may need the main actor to finish (`acquire` only): it throws `.asyncRequired` instead.
         case wouldBlockMainActor
-        /// The caller, a synchronous resolve in a task, would block one of the threads tasks run on waiting for a
-        /// build that an `async` resolution takes part in, which may need one of those threads to go on (`acquire`
-        /// only): it throws `.asyncRequired` instead. See ``Waiter``.
-        case wouldBlockTaskThread
+        /// The caller, a synchronous resolve in a task, would block one of the threads tasks run on waiting for the
+        /// build of the storage, which an `async` resolution takes part in that may need one of those threads to go
+        /// on (`acquire` only). See ``Waiter``. A resolve that an `async` resolution hosts hands the wait to that
+        /// resolution, which awaits the build and runs the code again (``Resolution/awaitInstead(_:)``); any other
+        /// throws `.asyncRequired`.
+        case wouldBlockTaskThread(InstanceStorage)
     }
 
     /// What blocking the caller's thread would hold up, and so which builds it may not wait for: a build that an
@@ -77,27 +79,27 @@ final class CreationCoordinator: @unchecked Sendable {
     struct Waiter {
         /// The caller would block the main actor, which such a build may need: it never waits for one.
         var blocksMainActor = false
-        /// The caller is a synchronous resolve in a task, and would block one of the few threads Swift runs tasks
-        /// on (as many as the machine has cores). An `async` resolution that is suspended needs one of them to go on:
-        /// with a blocked resolve on each, nothing would. So it waits for a build only while no `async` resolution
-        /// the build waits for is suspended — in a wait of its own, or while it awaits an `async` factory or hook
-        /// holding what it claimed (``awaiting``) — or while the build's synchronous factory runs (its builder is on
-        /// a thread then, and cannot suspend before the factory returns). Whenever that may have changed, the waiter
-        /// is woken to look again (``wakeTaskThreads()``). Not a resolve that an `async` resolution hosts: it has
-        /// nowhere else to wait.
+        /// The caller is a synchronous resolve in a task — or in synchronous code (a factory or hook) that an
+        /// `async` resolution hosts — and would block one of the few threads Swift runs tasks on (as many as the
+        /// machine has cores). An `async` resolution that is suspended needs one of them to go on: with a blocked
+        /// resolve on each, nothing would. So it waits for a build only while no `async` resolution the build waits
+        /// for is suspended — in a wait of its own, or while it awaits an `async` factory or hook holding what it
+        /// claimed (``awaiting``) — or while the build's synchronous factory runs (its builder is on a thread then,
+        /// and cannot suspend before the factory returns). Whenever that may have changed, the waiter is woken to
+        /// look again (``wakeTaskThreads()``).
         var blocksTaskThread = false
         /// Whether the factory of the instance waited for is synchronous.
         var factoryIsSynchronous = true
-        /// For a synchronous resolve in a task: the task, as the coordinator knows its `async` resolutions.
+        /// For a synchronous resolve in a task, not hosted: the task, as the coordinator knows its `async`
+        /// resolutions.
         var task: ThreadID?
 
-        /// A synchronous resolve that would block the calling thread: on the main actor, in a task (not hosted by an
-        /// `async` resolution: `inTask`), or on a thread of its own.
-        static func blockingHere(inTask: Bool, factoryIsSynchronous: Bool) -> Waiter {
+        /// A synchronous resolve that would block the calling thread: on the main actor, in synchronous code an
+        /// `async` resolution hosts (`hosted`), in a task, or on a thread of its own.
+        static func blockingHere(hosted: Bool, factoryIsSynchronous: Bool) -> Waiter {
             if isOnMainActor() { return Waiter(blocksMainActor: true) }
-            guard inTask, let task = CurrentTask.address else {
-                return Waiter(factoryIsSynchronous: factoryIsSynchronous)
-            }
+            if hosted { return Waiter(blocksTaskThread: true, factoryIsSynchronous: factoryIsSynchronous) }
+            guard let task = CurrentTask.address else { return Waiter(factoryIsSynchronous: factoryIsSynchronous) }
             return Waiter(blocksTaskThread: true, factoryIsSynchronous: factoryIsSynchronous, task: .task(task))
         }
     }
@@ -128,6 +130,9 @@ final class CreationCoordinator: @unchecked Sendable {
     struct Wait {
         let member: Member
         let target: Target
+        /// Whether it blocks a thread (``waitingCounts(for:)``): a synchronous resolve, also one that an `async`
+        /// resolution hosts, whose member has that resolution's identity.
+        let blocksThread: Bool
     }
 
     let lock = WaitLock()
@@ -171,6 +176,15 @@ final class CreationCoordinator: @unchecked Sendable {
         suspended. This synchronous resolve runs in a task: waiting would block one of the few threads Swift runs \
         tasks on, which that resolve needs to go on, and with one blocked on each, nothing would. Resolve it with \
         `try await` (a synchronous helper that resolves it becomes async): an async resolve waits suspended.
+        """
+
+    /// Detail of the `.asyncRequired` that unwinds synchronous code an `async` resolve runs, when a resolve in it
+    /// would block one of the threads tasks run on: the `async` resolve catches it, awaits, and runs the code again.
+    static let hostedWaitDetail = """
+        another task's async resolve is building it (or something it waits for), and awaits meanwhile. This \
+        synchronous code runs in an async resolve, on one of the few threads Swift runs tasks on, which waiting \
+        would block: that resolve awaits the build instead and then runs this code again from the start, whatever it \
+        returned. If this error reaches you, the code kept it past its end; keep side effects after the resolves.
         """
 
     /// Detail of a `.circularDependency` thrown by a synchronous resolve in an `async` factory (or hook) that needs
@@ -304,7 +318,7 @@ final class CreationCoordinator: @unchecked Sendable {
         {
             return nil
         }
-        return .wouldBlockTaskThread
+        return .wouldBlockTaskThread(storage)
     }
 
     /// Wakes the synchronous resolves in tasks that wait, if any, to look again at what they wait for: something it
