@@ -21,13 +21,16 @@ private final class MSession: @unchecked Sendable {}
 
 @Suite struct MainActorWaitTests {
     /// Starts a task that prefetches the only registration of `container`, a permanent `Service`, and keeps the main
-    /// actor busy until the task has claimed the build: from then on the build may need the main actor.
+    /// actor busy until the task has claimed the build: from then on the build may need the main actor. (Blocked, not
+    /// suspended: were the main actor free a moment, the prefetch could build there before the test resolves. The task
+    /// runs on a thread of its own, so that the main actor waits for no thread Swift runs other tasks on: a long test
+    /// alongside may hold one of them for minutes.)
     @MainActor
     private func prefetchClaimed<Service: Sendable>(
         _: Service.Type, in container: Container
     ) throws -> Task<Service, any Error> {
         let storage = try #require(container.entries.first?.storage)
-        let prefetch = Task.detached { try await container.resolve(Service.self) }
+        let prefetch = taskOnAThreadOfItsOwn { try await container.resolve(Service.self) }
         let deadline = Date() + Watchdog.patience
         var claimed = false
         while !claimed, Date() < deadline {
@@ -119,7 +122,8 @@ private final class MSession: @unchecked Sendable {}
 
     /// An `async` resolve of a service whose synchronous main-actor factory resolves something another task is
     /// building: the factory cannot wait on the main actor, and the error says to make it `async` (the resolve was
-    /// awaited already). The `async` factory waits suspended, and gets the instance.
+    /// awaited already). The `async` factory waits suspended, and gets the instance. (The client's factory blocks its
+    /// thread until the test opens its gate: its task runs on a thread of its own.)
     @Test func aSynchronousMainActorFactoryThatMeetsAnotherTasksBuildIsToldToBecomeAsync() async throws {
         final class Gate: @unchecked Sendable {
             let semaphore = DispatchSemaphore(value: 0)
@@ -140,7 +144,7 @@ private final class MSession: @unchecked Sendable {}
             return MFeedModel()
         }
         let storage = try #require(container.entries.first { $0.key == ServiceKey(MClient.self) }?.storage)
-        let builder = Task.detached { try await container.resolve(MClient.self) }
+        let builder = taskOnAThreadOfItsOwn { try await container.resolve(MClient.self) }
         let error = try await feedModelError(in: container, onceClaimed: storage)
         #expect(error.kind == .asyncRequired)
         #expect(error.path == [ServiceKey(MFeedModel.self), ServiceKey(MClient.self)])
