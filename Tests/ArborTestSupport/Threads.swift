@@ -24,3 +24,15 @@ package func runThreads(
     for _ in 0..<count { go.signal() }
     return finished.wait(timeout: .now() + timeout) == .success
 }
+
+/// Runs `body` on a new thread and returns what it returns, suspended meanwhile. For a long synchronous test (a soak,
+/// a property-based run, threads it waits for): on a thread of its own it holds none of the few threads Swift runs
+/// tasks on (two on a 2-core machine), which every `async` test running alongside needs. Checks belong in the
+/// caller's task, on what `body` returns: an `#expect` on the thread is no test's.
+package func onAThreadOfItsOwn<Result: Sendable>(_ body: @escaping @Sendable () -> Result) async -> Result {
+    await withCheckedContinuation { continuation in
+        let thread = Thread { continuation.resume(returning: body()) }
+        thread.stackSize = 8 << 20
+        thread.start()
+    }
+}

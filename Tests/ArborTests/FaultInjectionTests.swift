@@ -11,10 +11,10 @@ import Testing
 // the random graphs found.
 
 @Suite struct FaultInjectionTests {
-    @Test func randomFaultsLeaveNoTrace() {
+    @Test func randomFaultsLeaveNoTrace() async {
         var shape = GraphShape()
         shape.faults = true
-        RandomGraphRunner(suite: "FaultInjectionTests", shape: shape, defaultGraphs: 500, twin: true).run()
+        await RandomGraphRunner(suite: "FaultInjectionTests", shape: shape, defaultGraphs: 500, twin: true).run()
     }
 
     // MARK: What a failed resolve must not keep

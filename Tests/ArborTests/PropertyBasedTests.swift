@@ -13,8 +13,9 @@ import Testing
 //   ARBOR_GRAPH_SEED=0x…   replay one failing graph
 
 @Suite struct PropertyBasedTests {
-    @Test func randomGraphsAgreeWithTheReferenceModel() {
-        RandomGraphRunner(suite: "PropertyBasedTests", shape: GraphShape(), defaultGraphs: 1_000, twin: false).run()
+    @Test func randomGraphsAgreeWithTheReferenceModel() async {
+        await RandomGraphRunner(suite: "PropertyBasedTests", shape: GraphShape(), defaultGraphs: 1_000, twin: false)
+            .run()
     }
 
     @Test func graphInstancesAreSharedPerRegistrationAndContainer() throws {

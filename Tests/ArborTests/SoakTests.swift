@@ -18,7 +18,9 @@ import Testing
 // AddressSanitizer. ARBOR_SEED replays the same operation sequences; ARBOR_SOAK=long runs 20 times as many.
 
 @Suite struct SoakTests {
-    @Test func eightThreadsOfRandomOperations() throws {
+    /// The test waits for the threads suspended (`onAThreadOfItsOwn`): it holds none of Swift's threads for tasks
+    /// while they run, which the suites alongside need.
+    @Test func eightThreadsOfRandomOperations() async throws {
         let seed = TestEnvironment.baseSeed
         let operationsPerThread = TestEnvironment.isLongSoak ? 100_000 : 5_000
         print("SoakTests: 8 threads × \(operationsPerThread) operations, ARBOR_SEED=\(TestEnvironment.hex(seed))")
@@ -28,10 +30,12 @@ import Testing
         let live = world!.live
         let problems = ProblemLog()
         let counts = SoakCounts()
-        let finished = runThreads(8, timeout: TestEnvironment.isLongSoak ? 1_800 : 300) { [world] index in
-            var rng = SplitMix64(seed: SplitMix64.derive(seed, UInt64(index)))
-            for _ in 0..<operationsPerThread {
-                world!.randomOperation(&rng, thread: index, problems: problems, counts: counts)
+        let finished = await onAThreadOfItsOwn { [world] in
+            runThreads(8, timeout: TestEnvironment.isLongSoak ? 1_800 : 300) { index in
+                var rng = SplitMix64(seed: SplitMix64.derive(seed, UInt64(index)))
+                for _ in 0..<operationsPerThread {
+                    world!.randomOperation(&rng, thread: index, problems: problems, counts: counts)
+                }
             }
         }
         try #require(

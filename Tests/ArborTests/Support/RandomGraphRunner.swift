@@ -37,7 +37,19 @@ struct RandomGraphRunner {
 
     /// Runs the graphs: `ARBOR_GRAPH_SEED` alone if set, else `ARBOR_GRAPHS` (or `defaultGraphs`) graphs derived
     /// from `ARBOR_SEED` (or a fresh seed). Records an issue per failing graph, at most three.
-    func run(sourceLocation: SourceLocation = #_sourceLocation) {
+    ///
+    /// The graphs run on a thread of their own (minutes in a debug build), not on one of Swift's few threads for
+    /// tasks, which the suites running alongside need; the issues are recorded here, in the test's task.
+    func run(sourceLocation: SourceLocation = #_sourceLocation) async {
+        let runner = self
+        for failure in await onAThreadOfItsOwn({ runner.failures() }) {
+            Issue.record(Comment(rawValue: failure), sourceLocation: sourceLocation)
+        }
+    }
+
+    /// Runs the graphs, and returns a report of each failing graph, at most three.
+    private func failures() -> [String] {
+        var failures: [String] = []
         let started = Date()
         let seeds: [UInt64]
         let header: String
@@ -53,24 +65,22 @@ struct RandomGraphRunner {
         }
         print(header)
         var statistics = Statistics()
-        var failing = 0
         for (index, seed) in seeds.enumerated() {
             let graph = GraphGenerator.make(seed: seed, shape: shape)
             if let problem = check(graph, statistics: &statistics) {
-                failing += 1
-                Issue.record(
+                failures.append(
                     """
                     \(header): graph \(index) failed.
                     \(problem)
                     Replay it alone: ARBOR_GRAPH_SEED=\(TestEnvironment.hex(seed)) swift test --filter \(suite)
                     \(graph.spec)
-                    """,
-                    sourceLocation: sourceLocation)
-                if failing == 3 { break }
+                    """)
+                if failures.count == 3 { break }
             }
         }
         let seconds = Date().timeIntervalSince(started)
         print("\(suite): \(statistics.summary), in \(String(format: "%.1f", seconds)) s")
+        return failures
     }
 
     /// Runs one graph twice — through the engine's fast path, and watched by a leak tracker, which sends every
