@@ -383,15 +383,16 @@ enum TWIncomplete: String, CaseIterable, CustomTestStringConvertible {
     }
 }
 
-/// Whether `task` ends within a minute, without awaiting it for longer: the test's guard against a wait that would
-/// last until something it checks afterwards happens (not a measure of time).
+/// Whether `task` ends within the watchdog's patience, without awaiting it for longer: the test's guard against a wait
+/// that would last until something it checks afterwards happens (not a measure of time; no shorter, for the task that
+/// sees it end may wait that long for one of Swift's threads for tasks while a long test runs alongside).
 private func endsSoon<Success>(_ task: Task<Success, any Error>) async -> Bool {
     let ended = Flag()
     Task.detached {
         _ = try? await task.value
         ended.isOn = true
     }
-    return await poll(timeout: .seconds(60)) { ended.isOn }
+    return await poll(timeout: .seconds(Watchdog.patience)) { ended.isOn }
 }
 
 extension Result {

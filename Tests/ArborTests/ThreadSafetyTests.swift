@@ -1,4 +1,5 @@
 import Arbor
+import ArborTestSupport
 import Foundation
 import Testing
 
@@ -569,7 +570,9 @@ struct ThreadSafetyTests {
         let resolvesPerTask = 50
         let failures = ProblemLog()
         let sharedSeen = TSLocked<[TSShared]>([])
-        let completed = await completes(within: 60) {
+        // As long as a hung test may take: the tasks wait for Swift's threads for tasks, which a long test alongside
+        // may hold for minutes.
+        let completed = await completes(within: Watchdog.patience) {
             await withTaskGroup(of: TSShared?.self) { group in
                 for _ in 0..<taskCount {
                     group.addTask {
