@@ -61,7 +61,7 @@ import Testing
 }
 
 extension SoakTests {
-    @Test func checkingALeakTrackerWhileChildContainersAreFreedIsSafe() throws {
+    @Test func checkingALeakTrackerWhileChildContainersAreFreedIsSafe() async throws {
         // One thread makes children with a permanent override, resolves it, and drops them; another checks a leak
         // tracker on their parent all the while. The tracker's records refer weakly to the children's storages:
         // checking one while its container is being freed must not touch the freed container.
@@ -70,18 +70,21 @@ extension SoakTests {
         let tracker = LeakTracker(root)
         let done = Flag()
         let checks = AtomicCounter()
-        let finished = runThreads(2, timeout: 120) { index in
-            if index == 0 {
-                for _ in 0..<(TestEnvironment.runsUnderSanitizer ? 3_000 : 20_000) {
-                    let child = root.makeChild()
-                    child.register(SoakConfig.self) { _ in SoakConfig(live) }.inObjectScope(.permanent)
-                    _ = try? child.resolve(SoakConfig.self)
-                }
-                done.isOn = true
-            } else {
-                while !done.isOn {
-                    _ = tracker.check()
-                    checks.add()
+        // Waited for suspended, as the soak's threads are.
+        let finished = await onAThreadOfItsOwn {
+            runThreads(2, timeout: 120) { index in
+                if index == 0 {
+                    for _ in 0..<(TestEnvironment.runsUnderSanitizer ? 3_000 : 20_000) {
+                        let child = root.makeChild()
+                        child.register(SoakConfig.self) { _ in SoakConfig(live) }.inObjectScope(.permanent)
+                        _ = try? child.resolve(SoakConfig.self)
+                    }
+                    done.isOn = true
+                } else {
+                    while !done.isOn {
+                        _ = tracker.check()
+                        checks.add()
+                    }
                 }
             }
         }

@@ -120,7 +120,7 @@ private func race(
     make: @escaping @Sendable (_ step: Int) -> Void,
     change: @escaping @Sendable (_ step: Int) -> Void,
     check: @escaping @Sendable (_ batch: Int) -> Void
-) -> Bool {
+) async -> Bool {
     guard TRStall.isInstalled else {
         Issue.record("could not install the signal handler")
         return false
@@ -128,33 +128,36 @@ private func race(
     let lockstep = TRLockstep(deadline: Date(timeIntervalSinceNow: timeout))
     let firstThread = Box<pthread_t>()
     let batches = (attempts + batch - 1) / batch
-    return runThreads(2, timeout: timeout + 1) { thread in
-        var generator = SplitMix64(seed: SplitMix64.derive(seed, UInt64(thread)))
-        if thread == 0 {
-            TRStall.allowPauses()
-            firstThread.value = pthread_self()
-        }
-        for number in 0..<batches {
-            for index in 0..<batch {
-                let step = number * batch + index
-                if thread == 0 {
-                    if index == 0 { prepare() }
-                    lockstep.announce(step)
-                    var runs = 0
-                    repeat {
-                        make(index)
-                        runs += 1
-                    } while runs < 16 && !lockstep.isFinished(step)
-                    guard lockstep.waitForFinish(of: step) else { return }
-                } else {
-                    guard lockstep.waitForAnnouncement(of: step), let target = firstThread.value else { return }
-                    TRStall.pause(target)
-                    spin(nanoseconds: UInt64(generator.int(in: 0...25_000)))
-                    change(index)
-                    lockstep.finish(step)
-                }
+    // The test waits for the two threads suspended: seconds of racing hold none of Swift's threads for tasks.
+    return await onAThreadOfItsOwn {
+        runThreads(2, timeout: timeout + 1) { thread in
+            var generator = SplitMix64(seed: SplitMix64.derive(seed, UInt64(thread)))
+            if thread == 0 {
+                TRStall.allowPauses()
+                firstThread.value = pthread_self()
             }
-            if thread == 0 { check(number) }
+            for number in 0..<batches {
+                for index in 0..<batch {
+                    let step = number * batch + index
+                    if thread == 0 {
+                        if index == 0 { prepare() }
+                        lockstep.announce(step)
+                        var runs = 0
+                        repeat {
+                            make(index)
+                            runs += 1
+                        } while runs < 16 && !lockstep.isFinished(step)
+                        guard lockstep.waitForFinish(of: step) else { return }
+                    } else {
+                        guard lockstep.waitForAnnouncement(of: step), let target = firstThread.value else { return }
+                        TRStall.pause(target)
+                        spin(nanoseconds: UInt64(generator.int(in: 0...25_000)))
+                        change(index)
+                        lockstep.finish(step)
+                    }
+                }
+                if thread == 0 { check(number) }
+            }
         }
     }
 }
@@ -213,12 +216,12 @@ private enum TRRace {
 @Suite(.serialized) struct TreeRaceTests {
     /// The container that closes is the children's parent, or their grandparent.
     @Test(arguments: ["parent", "grandparent"])
-    func aChildMadeWhileAnAncestorClosesIsClosed(closing: String) {
+    func aChildMadeWhileAnAncestorClosesIsClosed(closing: String) async {
         let seed = TestEnvironment.baseSeed
         let batch = 128
         let forest = TRForest()
         let problems = ProblemLog()
-        let finished = race(
+        let finished = await race(
             attempts: TRRace.attempts, batch: batch, seed: seed, timeout: TRRace.timeout,
             prepare: { forest.reset(size: batch, scope: .graph) },
             make: { forest.addChild($0) },
@@ -246,12 +249,12 @@ private enum TRRace {
 
     /// The tracker is made on the children's parent, or on their grandparent.
     @Test(arguments: ["parent", "grandparent"])
-    func aChildMadeWhileATrackerIsCreatedOnAnAncestorIsTracked(trackedAt: String) {
+    func aChildMadeWhileATrackerIsCreatedOnAnAncestorIsTracked(trackedAt: String) async {
         let seed = TestEnvironment.baseSeed
         let batch = 128
         let forest = TRForest()
         let problems = ProblemLog()
-        let finished = race(
+        let finished = await race(
             attempts: TRRace.attempts, batch: batch, seed: seed, timeout: TRRace.timeout,
             prepare: { forest.reset(size: batch, scope: .transient) },
             make: { forest.addChild($0) },
