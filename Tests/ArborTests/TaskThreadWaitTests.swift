@@ -38,6 +38,15 @@ private final class TWClient: @unchecked Sendable {
     init(settings: any TWSettings) { self.settings = settings }
 }
 
+/// A report whose `async` factory gets the settings from a synchronous helper.
+private final class TWReport: Sendable {
+    let settings: any TWSettings
+    init(settings: any TWSettings) { self.settings = settings }
+}
+
+/// A service that needs nothing.
+private final class TWLogger: Sendable {}
+
 /// What a client's factory that catches its resolve's error uses instead of the settings.
 private final class TWFallbackSettings: TWSettings {
     let name = "fallback"
@@ -265,6 +274,8 @@ enum TWIncomplete: String, CaseIterable, CustomTestStringConvertible {
     enum HostedCode: String, CaseIterable, CustomTestStringConvertible {
         /// The client's synchronous factory resolves the settings.
         case factory
+        /// The same, for a permanent client: its build is claimed before the factory runs.
+        case factoryOfAPermanent
         /// The client's synchronous factory catches what the resolve throws, and builds the client without them.
         case factoryThatCatches
         /// The client's synchronous `initCompleted` hook resolves the settings.
@@ -276,11 +287,12 @@ enum TWIncomplete: String, CaseIterable, CustomTestStringConvertible {
     /// Registers the client, whose synchronous code (`code`) resolves the settings; `runs` counts that code's runs.
     private func registerClient(_ code: HostedCode, in container: Container, runs: Counter) {
         switch code {
-        case .factory:
+        case .factory, .factoryOfAPermanent:
             container.register(TWClient.self) { r in
                 runs.increment()
                 return TWClient(settings: try r.resolve())
             }
+            .inObjectScope(code == .factory ? .transient : .permanent)
         case .factoryThatCatches:
             container.register(TWClient.self) { r in
                 runs.increment()
@@ -365,21 +377,52 @@ enum TWIncomplete: String, CaseIterable, CustomTestStringConvertible {
         #expect(held.builds.value == 1)
     }
 
-    /// A task cancelled while its `async` resolve awaits a build for its synchronous factory stops waiting, and its
-    /// resolve throws the cancellation; the awaiting resolve is not affected.
-    @Test func cancellingAResolveThatAwaitsForItsSynchronousFactoryStopsIt() async throws {
-        let held = try await heldByAnAwaitingResolve(.ownHook, client: .factory)
+    /// A task cancelled while its `async` resolve awaits a build for its synchronous factory or hook stops waiting,
+    /// and its resolve throws `CancellationError`, as for its own waits; the awaiting resolve is not affected.
+    @Test(arguments: [HostedCode.factory, .factoryOfAPermanent, .hook])
+    func cancellingAResolveThatAwaitsForItsSynchronousCodeStopsIt(code: HostedCode) async throws {
+        let held = try await heldByAnAwaitingResolve(.ownHook, client: code)
         let (container, gate, storage, runs) = (held.container, held.gate, held.storage, held.runs)
         let client = Task { try await container.resolve(TWClient.self) }
         #expect(await poll { CreationCoordinator.shared.waitingCounts(for: storage).suspended == 1 })
         client.cancel()
         let outcome = await client.result
         #expect(throws: CancellationError.self) { try outcome.get() }
-        #expect(runs.value == 1, "the factory did not run again")
+        #expect(runs.value == 1, "the code did not run again")
         gate.open()
         let settings = try await held.database.value.settings
-        #expect(try await container.resolve(TWClient.self).settings === settings)
+        let later = try await container.resolve(TWClient.self)
+        #expect((code == .hook ? later.hooked : later.settings) === settings)
         #expect(held.builds.value == 1)
+    }
+
+    /// A synchronous helper that an `async` factory calls with its resolver is the factory's own code, which nothing
+    /// runs again: its resolve throws `.asyncRequired`, saying to `try await`, and leaves nothing behind for the next
+    /// synchronous code that runs on the thread.
+    @Test func aSynchronousHelperOfAnAsyncFactoryThrowsAndLeavesNothingBehind() async throws {
+        let held = try await heldByAnAwaitingResolve(.ownHook, client: .factory)
+        let container = held.container
+        @Sendable func settings(from r: any Resolver) throws -> any TWSettings { try r.resolve() }
+        let leftBehind = Flag()
+        container.register(TWReport.self) { r async throws in
+            defer { leftBehind.isOn = ThreadContext.current.awaitedBuild != nil }
+            return TWReport(settings: try settings(from: r))
+        }
+        let loggers = Counter()
+        container.register(TWLogger.self) { _ in
+            loggers.increment()
+            return TWLogger()
+        }
+
+        let error = await asyncResolutionError { try await container.resolve(TWReport.self) }
+        #expect(error?.kind == .asyncRequired)
+        #expect(error.map { "\($0)".contains("runs in a task") && "\($0)".contains("try await") } == true, "\(error!)")
+        #expect(!leftBehind.isOn, "the helper's resolve left a wait for the next synchronous code on its thread")
+        let logger = Task { try await container.resolve(TWLogger.self) }
+        #expect(await endsSoon(logger), "an unrelated resolve waited for the settings")
+        #expect(loggers.value == 1)
+        held.gate.open()
+        _ = try await held.database.value
     }
 }
 

@@ -206,11 +206,12 @@ private final class TRForest: @unchecked Sendable {
     func tracker(_ index: Int) -> LeakTracker? { lock.withLock { trackers[index] } }
 }
 
-/// How long the races run: a sanitizer slows every step down many times over, so it runs fewer attempts, with more
-/// time.
+/// How long the races run: a sanitizer slows every step down many times over, so it runs fewer attempts. The time
+/// limit only tells a deadlock from slowness: the watchdog's patience, as the suites running alongside, which may
+/// take the cores for minutes (under ThreadSanitizer, 60 s was too short for a run with a build beside it).
 private enum TRRace {
     static let attempts = TestEnvironment.runsUnderSanitizer ? 256 : 1_000
-    static let timeout: TimeInterval = TestEnvironment.runsUnderSanitizer ? 60 : 20
+    static let timeout: TimeInterval = Watchdog.patience
 }
 
 @Suite(.serialized) struct TreeRaceTests {

@@ -7,8 +7,9 @@ internal import ArborPrimitives
 // ``CreationCoordinator/Waiter``). So the resolve does not wait: it records the build on its thread and throws, the
 // code unwinds, and the `async` resolution that hosts it awaits the build, suspended, then runs the code again from the
 // start. What the first run built into the resolution's graph, or claimed, the second finds again; anything else it
-// built is dropped. Code that catches the error changes nothing: the resolution runs the code again whatever it
-// returned.
+// built is dropped (the hooks queued for it still run, as for any instance a factory drops: the queue cannot tell
+// whether a kept instance holds it). Code that catches the error changes nothing: the resolution runs the code again
+// whatever it returned.
 
 /// What hosted synchronous code hands the `async` resolution that runs it when a resolve in it gave a wait up
 /// (``Resolution/awaitInstead(_:waitingFor:)``): the build to await before running the code again.
@@ -23,33 +24,51 @@ struct AwaitBuildRequest: Error {
     }
 }
 
+/// A task cancelled while its `async` resolution awaited a build for a factory's or hook's run: the error of that
+/// build, or hook, is `CancellationError` (``Resolution/failure(_:key:path:detail:)``), as for the resolve's own waits.
+struct AwaitCancelled: Error {}
+
 extension Resolution {
+    /// Whether this resolve runs in synchronous code that an `async` resolution hosts now
+    /// (``hostingSynchronousCode(_:)``), which hands a wait it gives up to that resolution. Not the `async`
+    /// resolution's own synchronous calls from an `async` factory (a helper that resolves through the resolver): no
+    /// one would run those again, and they are a synchronous resolve in a task like any other. Asked only on the way
+    /// to a wait.
+    var runsInHostedCode: Bool { ThreadContext.current.hostedAsync != nil }
+
     /// Runs `hosted`, synchronous code of this `async` resolution run by ``hostingSynchronousCode(_:)``, until it
-    /// runs without giving a wait up: each time it does, awaits that build first.
+    /// runs without giving a wait up: each time it does, awaits that build first. If the task is cancelled meanwhile,
+    /// throws `CancellationError` — inside a factory's or hook's run (`inRun`), as ``AwaitCancelled``, which the
+    /// build's error turns back into one: the wait was the resolve's, not the code's.
     @inline(__always)
-    func awaitingBuildsInstead<Result>(_ hosted: () throws -> Result) async throws -> Result {
+    func awaitingBuildsInstead<Result>(inRun: Bool = false, _ hosted: () throws -> Result) async throws -> Result {
         while true {
             do {
                 return try hosted()
             } catch let request as AwaitBuildRequest {
-                try await awaitBuild(of: request.storage)
+                guard await awaitBuild(of: request.storage) else {
+                    if inRun { throw AwaitCancelled() }
+                    throw CancellationError()
+                }
             }
         }
     }
 
-    /// Waits, suspended, until no other resolution builds the instance of `storage`. If it was left to this one to
-    /// build, gives the claim up again: the code that needs it claims it when it runs again.
+    /// Waits, suspended, until no other resolution builds the instance of `storage`; `false` if the task was
+    /// cancelled meanwhile. If the build was left to this resolution, gives the claim up again: the code that needs it
+    /// claims it when it runs again.
     @inline(never)
-    func awaitBuild(of storage: InstanceStorage) async throws {
+    func awaitBuild(of storage: InstanceStorage) async -> Bool {
         let acquisition = await CreationCoordinator.shared.acquireAsync(storage, for: self)
         rebind()
         switch consume acquisition {
         case .claimed:
             abandon(storage)
         case .cancelled:
-            throw CancellationError()
+            return false
         default:
             break  // Whatever else it came to, the code meets it again when it runs again.
         }
+        return true
     }
 }

@@ -155,7 +155,7 @@ extension Resolution {
         return withClaims { claims in
             CreationCoordinator.shared.acquire(storage, for: member, claims: &claims) {
                 .blockingHere(
-                    hosted: isAsync || isHostedByAsync,
+                    hosted: runsInHostedCode,
                     factoryIsSynchronous: found.entry.withObject { $0.factoryKind == .synchronous })
             }
         }
@@ -212,7 +212,7 @@ extension Resolution {
         }
         switch entry.factoryKind {
         case .synchronous:
-            return try await awaitingBuildsInstead {
+            return try await awaitingBuildsInstead(inRun: true) {
                 try hostingSynchronousCode {
                     guard let arguments else { return try NullaryEntry<Service>.build(entry, self) }
                     return try arguments.withArgumentsTuple {
@@ -243,7 +243,7 @@ extension Resolution {
     /// `runHook`, hosted on this thread, then awaiting the work an `async` hook hands back (``AsyncHookRequest``).
     func runHookAsync(_ run: HookRun, _ index: Int) async throws {
         do {
-            try await awaitingBuildsInstead { try hostingSynchronousCode { try invokeHook(run, index) } }
+            try await awaitingBuildsInstead(inRun: true) { try hostingSynchronousCode { try invokeHook(run, index) } }
         } catch let request as AsyncHookRequest {
             beginUserAwait()
             defer { endUserAwait() }

@@ -29,10 +29,13 @@ extension Resolution {
             reason, key: key, path: path(endingWith: key), registeredAlternatives: alternatives, detail: detail)
     }
 
-    /// A `ResolutionError` from a nested resolve passes up unchanged; any other error becomes `.factoryFailed`.
+    /// A `ResolutionError` from a nested resolve passes up unchanged, and a task cancelled while the resolution
+    /// awaited a build for the factory's or hook's run (``AwaitCancelled``) is `CancellationError`; any other error
+    /// becomes `.factoryFailed`.
     @inline(never)
     func failure(_ error: any Error, key: ServiceKey, path: [ServiceKey], detail: String) -> any Error {
         if error is ResolutionError { return error }
+        if error is AwaitCancelled { return CancellationError() }
         // A stand-in for what only an `async` resolve can do (see `FactoryKind`).
         if let asyncOnly = error as? AsyncOnly {
             return asyncRequired(key, path: path, detail: asyncOnly.explanation)
@@ -140,7 +143,7 @@ extension Resolution {
     /// (``awaitInstead(_:waitingFor:)``).
     @inline(never)
     func taskThreadWaitError(_ key: ServiceKey, waitingFor storage: InstanceStorage) -> any Error {
-        if isAsync || isHostedByAsync { return awaitInstead(key, waitingFor: storage) }
+        if runsInHostedCode { return awaitInstead(key, waitingFor: storage) }
         return asyncRequired(key, path: path(endingWith: key), detail: CreationCoordinator.taskThreadDetail)
     }
 
@@ -148,9 +151,7 @@ extension Resolution {
     /// the build of `storage`: records that build on the thread, for the `async` resolution to await before it runs
     /// the code again (see AwaitingInstead.swift), and returns the error that unwinds the code meanwhile.
     private func awaitInstead(_ key: ServiceKey, waitingFor storage: InstanceStorage) -> any Error {
-        let context = ThreadContext.current
-        internalInvariant(context.hostedAsync != nil, "only code an async resolution hosts hands a wait over")
-        context.awaitedBuild = storage
+        ThreadContext.current.awaitedBuild = storage
         return asyncRequired(key, path: path(endingWith: key), detail: CreationCoordinator.hostedWaitDetail)
     }
 
