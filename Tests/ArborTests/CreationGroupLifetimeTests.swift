@@ -169,7 +169,7 @@ private func resolveTheOtherEnd(from root: Container, _ round: GLRound) {
         for _ in 0..<20 {
             let round = GLRound()
             let root = makeRoot(round, unitFails: true)
-            let finished = runThreads(2, timeout: 30) { index in
+            let finished = runThreads(2) { index in
                 if index == 0 {
                     resolveInADroppedChild(of: root, round) { child in _ = try child.resolve((any GLUnitOfWork).self) }
                     // The second thread's group holds the unit's build in the dropped child: let it finish.

@@ -161,7 +161,7 @@ import Testing
         }.inObjectScope(.permanent)
 
         let successes = AtomicCounter()
-        let finished = runThreads(2, timeout: 20) { index in
+        let finished = runThreads(2) { index in
             if index == 1 { entered.wait() }
             if (try? container.resolve(FIInner.self)) != nil { successes.add() }
         }

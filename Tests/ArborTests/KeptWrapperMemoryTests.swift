@@ -69,7 +69,7 @@ private final class KWViewModel: @unchecked Sendable {
         let caches = TSLockedBox<[WeakRef<LookupCache>]>([])
         let threads = 8
         // Each thread resolves 500 wrappers and keeps them; the threads then exit.
-        let finished = runThreads(threads, timeout: 30) { _ in
+        let finished = runThreads(threads) { _ in
             let made = (0..<500).compactMap { _ in try? container.resolve(Lazy<KWEngine>.self) }
             let cache = WeakRef(ThreadContext.current.cache)
             lazies.mutate { $0 += made }

@@ -235,7 +235,7 @@ private func buildUseAndDropATree(live: MELive) throws -> ([WeakRef<Container>],
         }
         // The threads' closures hold only the box, emptied before the check.
         let handOver = Box([root, child, grandchild])
-        let finished = runThreads(4, timeout: 30) { index in
+        let finished = runThreads(4) { index in
             func work() {
                 let container = handOver.value?[index % 3]
                 _ = try? container?.resolve(MERoot.self)

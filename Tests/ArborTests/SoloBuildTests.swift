@@ -69,7 +69,7 @@ private final class SBRound: @unchecked Sendable {
 
     /// Thread 0 resolves `first`; once `started` is signalled, thread 1 resolves `second`.
     func run(_ container: Container, first: String, second: String) -> Bool {
-        runThreads(2, timeout: 20) { thread in
+        runThreads(2) { thread in
             if thread == 1 { _ = self.started.wait(timeout: .now() + 10) }
             self.record(thread, Result { try container.resolve(SBNode.self, name: thread == 0 ? first : second) })
         }
@@ -396,7 +396,7 @@ extension SoloBuildTests {
         #expect(builds.value == 2)
         // From another thread too: a claim left behind would make it wait for a build that never ends.
         let round = SBRound()
-        let finished = runThreads(1, timeout: 20) { thread in
+        let finished = runThreads(1) { thread in
             round.record(thread, Result { try container.resolve(SBNode.self) })
         }
         #expect(finished, "another thread waited for the failed build's claim")

@@ -820,7 +820,7 @@ private final class TSLatch: @unchecked Sendable {
 /// Runs `body(index)` on `count` new threads that all start at the same moment, and waits for them for at most
 /// `timeout` seconds. Returns `false` on timeout: the threads are left behind and the test fails instead of hanging.
 private func runOnThreads(
-    _ count: Int, timeout: TimeInterval = 30, _ body: @escaping @Sendable (_ index: Int) -> Void
+    _ count: Int, timeout: TimeInterval = Watchdog.patience, _ body: @escaping @Sendable (_ index: Int) -> Void
 ) async -> Bool {
     let start = TSBarrier(count)
     let done = TSLatch(count)
