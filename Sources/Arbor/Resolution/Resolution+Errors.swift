@@ -136,11 +136,10 @@ extension Resolution {
     }
 
     /// The error a synchronous resolve in a task throws instead of blocking its thread until an `async` resolution's
-    /// build is published (``CreationCoordinator/Waiter``). Out of line, like the other errors of the rules: inlined
-    /// into `resolveByRules`, it took each level of a nested resolve 96 bytes more stack (1,072 → 1,168 bytes in a
-    /// release build, where StackDepthTests allows 1,146 for 200 levels in 224 KB).
-    /// In synchronous code an `async` resolution hosts, the wait goes to that resolution instead
-    /// (``awaitInstead(_:waitingFor:)``).
+    /// build is published (``CreationCoordinator/Waiter``); in synchronous code an `async` resolution hosts, the wait
+    /// goes to that resolution instead (``awaitInstead(_:waitingFor:)``). Out of line, like the other errors of the
+    /// rules: inlined into `resolveByRules`, it took each level of a nested resolve 96 bytes more stack (1,072 → 1,168
+    /// bytes in a release build, where StackDepthTests allows 1,146 for 200 levels in 224 KB).
     @inline(never)
     func taskThreadWaitError(_ key: ServiceKey, waitingFor storage: InstanceStorage) -> any Error {
         if runsInHostedCode { return awaitInstead(key, waitingFor: storage) }

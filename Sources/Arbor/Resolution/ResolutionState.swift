@@ -119,7 +119,7 @@ extension Resolution {
     /// thread: meanwhile the thread's active resolution is this one (a `Lazy` or `Provider` made in it joins it), and
     /// a resolution that begins on the thread is suspended under it (``ThreadContext/hostedAsync``). Throws
     /// ``AwaitBuildRequest`` instead of what the code returned or threw if a resolve in it gave a wait up: call it
-    /// in ``awaitingBuildsInstead(_:)``.
+    /// in ``awaitingBuildsInstead(inRun:_:)``.
     @inline(__always)
     func hostingSynchronousCode<Result>(_ body: () throws -> Result) throws -> Result {
         try state.value.threadContext.withObject { context in

@@ -68,8 +68,8 @@ final class CreationCoordinator: @unchecked Sendable {
         /// The caller, a synchronous resolve in a task, would block one of the threads tasks run on waiting for the
         /// build of the storage, which an `async` resolution takes part in that may need one of those threads to go
         /// on (`acquire` only). See ``Waiter``. A resolve that an `async` resolution hosts hands the wait to that
-        /// resolution, which awaits the build and runs the code again (``Resolution/awaitInstead(_:)``); any other
-        /// throws `.asyncRequired`.
+        /// resolution, which awaits the build and runs the code again
+        /// (``Resolution/awaitingBuildsInstead(inRun:_:)``); any other throws `.asyncRequired`.
         case wouldBlockTaskThread(InstanceStorage)
     }
 
