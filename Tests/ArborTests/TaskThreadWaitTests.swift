@@ -280,8 +280,19 @@ enum TWIncomplete: String, CaseIterable, CustomTestStringConvertible {
         case factoryThatCatches
         /// The client's synchronous `initCompleted` hook resolves the settings.
         case hook
+        /// The client's synchronous factory, isolated to the main actor, resolves the settings: it runs there, where
+        /// waiting would block the main actor.
+        case mainActorFactory
+        /// The client's synchronous `initCompleted` hook, isolated to the main actor, resolves the settings.
+        case mainActorHook
 
         var testDescription: String { rawValue }
+
+        /// Whether the code is a hook, which keeps the settings in the client's `hooked`.
+        var isHook: Bool { self == .hook || self == .mainActorHook }
+
+        /// The settings the client got from the code.
+        fileprivate func settings(of client: TWClient) -> (any TWSettings)? { isHook ? client.hooked : client.settings }
     }
 
     /// Registers the client, whose synchronous code (`code`) resolves the settings; `runs` counts that code's runs.
@@ -301,6 +312,17 @@ enum TWIncomplete: String, CaseIterable, CustomTestStringConvertible {
         case .hook:
             container.register(TWClient.self) { _ in TWClient(settings: TWFallbackSettings()) }
                 .initCompleted { r, client in
+                    runs.increment()
+                    client.hooked = try r.resolve((any TWSettings).self)
+                }
+        case .mainActorFactory:
+            container.register(TWClient.self) { @MainActor r in
+                runs.increment()
+                return TWClient(settings: try r.resolve())
+            }
+        case .mainActorHook:
+            container.register(TWClient.self) { _ in TWClient(settings: TWFallbackSettings()) }
+                .initCompleted { @MainActor r, client in
                     runs.increment()
                     client.hooked = try r.resolve((any TWSettings).self)
                 }
@@ -350,10 +372,14 @@ enum TWIncomplete: String, CaseIterable, CustomTestStringConvertible {
         let waiting = CreationCoordinator.shared.waitingCounts(for: storage)
         #expect(waiting.blocked == 0 && waiting.suspended == 1, "it waits suspended, blocking no thread: \(waiting)")
         #expect(runs.value == 1)
+        if code == .mainActorFactory || code == .mainActorHook {
+            let mainActorJob = Task { @MainActor () throws in }
+            #expect(await endsSoon(mainActorJob), "the main actor is free while the client waits")
+        }
         gate.open()
         let settings = try await held.database.value.settings
         let resolved = try await client.value
-        #expect((code == .hook ? resolved.hooked : resolved.settings) === settings)
+        #expect(code.settings(of: resolved) === settings)
         #expect(runs.value == 2, "the code ran again once the settings were handed out")
         #expect(held.builds.value == 1)
     }
@@ -379,7 +405,7 @@ enum TWIncomplete: String, CaseIterable, CustomTestStringConvertible {
 
     /// A task cancelled while its `async` resolve awaits a build for its synchronous factory or hook stops waiting,
     /// and its resolve throws `CancellationError`, as for its own waits; the awaiting resolve is not affected.
-    @Test(arguments: [HostedCode.factory, .factoryOfAPermanent, .hook])
+    @Test(arguments: [HostedCode.factory, .factoryOfAPermanent, .hook, .mainActorFactory, .mainActorHook])
     func cancellingAResolveThatAwaitsForItsSynchronousCodeStopsIt(code: HostedCode) async throws {
         let held = try await heldByAnAwaitingResolve(.ownHook, client: code)
         let (container, gate, storage, runs) = (held.container, held.gate, held.storage, held.runs)
@@ -392,7 +418,7 @@ enum TWIncomplete: String, CaseIterable, CustomTestStringConvertible {
         gate.open()
         let settings = try await held.database.value.settings
         let later = try await container.resolve(TWClient.self)
-        #expect((code == .hook ? later.hooked : later.settings) === settings)
+        #expect(code.settings(of: later) === settings)
         #expect(held.builds.value == 1)
     }
 

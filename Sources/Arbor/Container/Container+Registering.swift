@@ -286,7 +286,7 @@ extension Container {
                 guard isOnMainActor() else { throw AsyncOnly(cause: .mainActorFactory) }
                 return try MainActor.assumeIsolated { try factory(resolver) }
             },
-            asyncFactory: { resolver in try await MainActor.run { try factory(resolver) } })
+            asyncFactory: { resolver in try await runOnMainActor(for: resolver) { try factory(resolver) } })
     }
 
     /// Registers an entry whose factory is not (only) synchronous. `entry` is `AsyncNullaryEntry<Service>.self`, named

@@ -197,7 +197,7 @@ struct AsyncTupleFactory<Produced>: Sendable {
     ) where Produced: Sendable {
         make = { resolver, arguments in
             let arguments = arguments.load(as: (repeat each Argument).self)
-            return try await MainActor.run { try factory(resolver, repeat each arguments) }
+            return try await runOnMainActor(for: resolver) { try factory(resolver, repeat each arguments) }
         }
     }
 }

@@ -420,7 +420,7 @@ struct InitHook: Sendable {
             let instance = location.copy(as: Service.self)
             guard isOnMainActor() else {
                 throw AsyncHookRequest(cause: .mainActorHook) {
-                    try await MainActor.run { try hook(resolver, instance) }
+                    try await runOnMainActor(for: resolver) { try hook(resolver, instance) }
                 }
             }
             try MainActor.assumeIsolated { try hook(resolver, instance) }

@@ -4,12 +4,13 @@ internal import ArborPrimitives
 // synchronous factory's graph — runs on one of the few threads Swift runs tasks on. When a resolve in that code would
 // wait for a build that a suspended `async` resolution takes part in, blocking the thread could leave none for that
 // resolution to go on with, and with one such resolve on each thread nothing would go on (see
-// ``CreationCoordinator/Waiter``). So the resolve does not wait: it records the build on its thread and throws, the
-// code unwinds, and the `async` resolution that hosts it awaits the build, suspended, then runs the code again from the
-// start. What the first run built into the resolution's graph, or claimed, the second finds again; anything else it
-// built is dropped (the hooks queued for it still run, as for any instance a factory drops: the queue cannot tell
-// whether a kept instance holds it). Code that catches the error changes nothing: the resolution runs the code again
-// whatever it returned.
+// ``CreationCoordinator/Waiter``). A synchronous factory or hook isolated to the main actor runs there, which never
+// waits for a build an `async` resolution takes part in (it may need the main actor). So the resolve does not wait: it
+// records the build on its thread and throws, the code unwinds, and the `async` resolution that hosts it awaits the
+// build, suspended, then runs the code again from the start. What the first run built into the resolution's graph, or
+// claimed, the second finds again; anything else it built is dropped (the hooks queued for it still run, as for any
+// instance a factory drops: the queue cannot tell whether a kept instance holds it). Code that catches the error
+// changes nothing: the resolution runs the code again whatever it returned.
 
 /// What hosted synchronous code hands the `async` resolution that runs it when a resolve in it gave a wait up
 /// (``Resolution/awaitInstead(_:waitingFor:)``): the build to await before running the code again.
@@ -46,11 +47,37 @@ extension Resolution {
             do {
                 return try hosted()
             } catch let request as AwaitBuildRequest {
-                guard await awaitBuild(of: request.storage) else {
-                    if inRun { throw AwaitCancelled() }
-                    throw CancellationError()
-                }
+                try await awaitBuild(for: request, inRun: inRun)
             }
+        }
+    }
+
+    /// ``awaitingBuildsInstead(inRun:_:)`` for `body`, a synchronous main-actor factory or `initCompleted` hook of this
+    /// `async` resolution: runs it on the main actor, hosted there (``hostingSynchronousCode(_:)``), and each time a
+    /// resolve in it gives a wait up, awaits that build off the main actor before running it again. So the main
+    /// actor never blocks for another task's build, and the factory does not throw for one either.
+    func hostingOnMainActor<Result: Sendable>(
+        _ body: @escaping @MainActor @Sendable () throws -> Result
+    ) async throws -> Result {
+        while true {
+            do {
+                return try await MainActor.run {
+                    rebind()
+                    return try hostingSynchronousCode(body)
+                }
+            } catch let request as AwaitBuildRequest {
+                rebind()
+                try await awaitBuild(for: request, inRun: true)
+            }
+        }
+    }
+
+    /// Awaits the build `request` names, for code to run again; throws if the task was cancelled meanwhile
+    /// (``awaitingBuildsInstead(inRun:_:)`` says which error).
+    private func awaitBuild(for request: AwaitBuildRequest, inRun: Bool) async throws {
+        guard await awaitBuild(of: request.storage) else {
+            if inRun { throw AwaitCancelled() }
+            throw CancellationError()
         }
     }
 
@@ -71,4 +98,15 @@ extension Resolution {
         }
         return true
     }
+}
+
+/// Runs `body`, a synchronous factory or `initCompleted` hook isolated to the main actor, for an `async` resolve
+/// through `resolver`: on the main actor, where a resolve that would wait for another task's build hands the wait to
+/// the `async` resolution instead (``Resolution/hostingOnMainActor(_:)``).
+@usableFromInline
+func runOnMainActor<Result: Sendable>(
+    for resolver: any Resolver, _ body: @escaping @MainActor @Sendable () throws -> Result
+) async throws -> Result {
+    guard let resolution = resolver as? Resolution else { return try await MainActor.run(body: body) }
+    return try await resolution.hostingOnMainActor(body)
 }

@@ -109,29 +109,9 @@ extension Resolution {
     /// another task builds it: with the hint for top-level code, whose `try await` calls the synchronous resolve.
     @inline(never)
     func mainActorWaitError(_ key: ServiceKey) -> any Error {
-        // In an `async` resolve, the synchronous resolve on the main actor is a synchronous main-actor factory's (or
-        // hook's): the resolve was awaited already, so the fix is in the factory.
-        if isAsync, let factory = frames.last(where: { $0.entry.withObject { $0.factoryKind == .mainActor } })?.key {
-            return asyncRequired(
-                key, path: path(endingWith: key),
-                detail: """
-                    another task is building it (or something it waits for), and the factory of \(factory) runs on \
-                    the main actor synchronously, so it cannot wait for that build without blocking the main actor, \
-                    which the build may need. Make that factory async, so it waits suspended: \
-                    `{ @MainActor r async throws in … try await r.resolve(…) }`.
-                    """)
-        }
-        // Otherwise, in an `async` resolve, it is a synchronous `initCompleted` hook's that runs on the main actor.
-        if isAsync, let instance = hookPath.keys.last {
-            return asyncRequired(
-                key, path: path(endingWith: key),
-                detail: """
-                    another task is building it (or something it waits for), and an initCompleted hook of \(instance) \
-                    runs on the main actor synchronously, so it cannot wait for that build without blocking the main \
-                    actor, which the build may need. Make that hook async, so it waits suspended: \
-                    `.initCompleted { @MainActor r, instance async throws in … try await r.resolve(…) }`.
-                    """)
-        }
+        // Not a synchronous main-actor factory's or hook's in an `async` resolve: those hand the wait over
+        // (``hostingOnMainActor(_:)``). In an `async` resolve, it is a synchronous resolve in `async` code on the main
+        // actor, which can await instead, as the detail says.
         return asyncRequired(key, path: path(endingWith: key), detail: CreationCoordinator.mainActorDetail)
     }
 

@@ -69,7 +69,9 @@ final class CreationCoordinator: @unchecked Sendable {
         /// build of the storage, which an `async` resolution takes part in that may need one of those threads to go
         /// on (`acquire` only). See ``Waiter``. A resolve that an `async` resolution hosts hands the wait to that
         /// resolution, which awaits the build and runs the code again
-        /// (``Resolution/awaitingBuildsInstead(inRun:_:)``); any other throws `.asyncRequired`.
+        /// (``Resolution/awaitingBuildsInstead(inRun:_:)``); any other throws `.asyncRequired`. Also what a resolve
+        /// on the main actor gets in synchronous code that an `async` resolution hosts there
+        /// (``Resolution/hostingOnMainActor(_:)``): it hands the wait over in the same way.
         case wouldBlockTaskThread(InstanceStorage)
     }
 
@@ -79,6 +81,8 @@ final class CreationCoordinator: @unchecked Sendable {
     struct Waiter {
         /// The caller would block the main actor, which such a build may need: it never waits for one.
         var blocksMainActor = false
+        /// The caller runs in synchronous code an `async` resolution hosts, which awaits a build in its place.
+        var isHosted = false
         /// The caller is a synchronous resolve in a task — or in synchronous code (a factory or hook) that an
         /// `async` resolution hosts — and would block one of the few threads Swift runs tasks on (as many as the
         /// machine has cores). An `async` resolution that is suspended needs one of them to go on: with a blocked
@@ -97,8 +101,10 @@ final class CreationCoordinator: @unchecked Sendable {
         /// A synchronous resolve that would block the calling thread: on the main actor, in synchronous code an
         /// `async` resolution hosts (`hosted`), in a task, or on a thread of its own.
         static func blockingHere(hosted: Bool, factoryIsSynchronous: Bool) -> Waiter {
-            if isOnMainActor() { return Waiter(blocksMainActor: true) }
-            if hosted { return Waiter(blocksTaskThread: true, factoryIsSynchronous: factoryIsSynchronous) }
+            if isOnMainActor() { return Waiter(blocksMainActor: true, isHosted: hosted) }
+            if hosted {
+                return Waiter(isHosted: true, blocksTaskThread: true, factoryIsSynchronous: factoryIsSynchronous)
+            }
             guard let task = CurrentTask.address else { return Waiter(factoryIsSynchronous: factoryIsSynchronous) }
             return Waiter(blocksTaskThread: true, factoryIsSynchronous: factoryIsSynchronous, task: .task(task))
         }
@@ -179,12 +185,14 @@ final class CreationCoordinator: @unchecked Sendable {
         """
 
     /// Detail of the `.asyncRequired` that unwinds synchronous code an `async` resolve runs, when a resolve in it
-    /// would block one of the threads tasks run on: the `async` resolve catches it, awaits, and runs the code again.
+    /// would block one of the threads tasks run on, or the main actor: the `async` resolve catches it, awaits, and
+    /// runs the code again.
     static let hostedWaitDetail = """
-        another task's async resolve is building it (or something it waits for), and awaits meanwhile. This \
-        synchronous code runs in an async resolve, on one of the few threads Swift runs tasks on, which waiting \
-        would block: that resolve awaits the build instead and then runs this code again from the start, whatever it \
-        returned. If this error reaches you, the code kept it past its end; keep side effects after the resolves.
+        another task's async resolve is building it (or something it waits for). This synchronous code runs in an \
+        async resolve, on the main actor or on one of the few threads Swift runs tasks on, which that build may need \
+        and waiting would block: that resolve awaits the build instead and then runs this code again from the start, \
+        whatever it returned. If this error reaches you, the code kept it past its end; keep side effects after the \
+        resolves.
         """
 
     /// Detail of a `.circularDependency` thrown by a synchronous resolve in an `async` factory (or hook) that needs
@@ -304,7 +312,7 @@ final class CreationCoordinator: @unchecked Sendable {
     /// reaches; `nil` if it may wait (see ``Waiter``). Call with the lock held.
     private func refusal(of waiter: Waiter, reach: Reach, waitingFor storage: InstanceStorage) -> Acquisition? {
         guard reach.task else { return nil }
-        if waiter.blocksMainActor { return .wouldBlockMainActor }
+        if waiter.blocksMainActor { return waiter.isHosted ? .wouldBlockTaskThread(storage) : .wouldBlockMainActor }
         guard waiter.blocksTaskThread, reach.suspendedTask else { return nil }
         // Built by an `async` resolution of the caller's own task, which awaits the code that resolves now: a
         // `Lazy`, `Provider` or container resolve in one of its `async` factories. Waiting would never end.
