@@ -36,6 +36,26 @@ package enum ReferenceCountProbe {
         #endif
     }
 
+    /// Whether the object `object` points to (a reference the caller holds, unretained here) has no reference but
+    /// that one: no other strong reference, and no `unowned` or `weak` one. How the hook queue tells an instance that
+    /// only it still holds (``ValueStack/releaseIfOnlyHeldHere(at:)``). It errs only one way, as
+    /// ``hasUnownedOrWeakReferences(_:)`` does: a side table (which a weak reference leaves behind, and which an
+    /// immortal object has) reads as more references. The caller must hold its reference while it asks, and its
+    /// answer is a snapshot: only someone who holds a reference can add one. Elsewhere than on 64-bit platforms,
+    /// `false`.
+    ///
+    /// On 64-bit platforms the word after the metadata pointer holds the strong references beyond the first in bits
+    /// 33–62, and the unowned count (1 while there is no `unowned` reference) in bits 1–31; bit 63 marks a side table.
+    @inlinable
+    package static func isOnlyReference(_ object: UnsafeRawPointer) -> Bool {
+        #if _pointerBitWidth(_64)
+        let word = UInt(bitPattern: carbor_load_relaxed(object.advanced(by: 8).assumingMemoryBound(to: Int.self)))
+        return word >> 63 == 0 && (word >> 33) & 0x3FFF_FFFF == 0 && (word >> 1) & 0x7FFF_FFFF == 1
+        #else
+        return false
+        #endif
+    }
+
     /// The runtime's counts of an object's references: strong, unowned (one more while any strong reference
     /// exists) and weak (one more once a side table exists).
     @inlinable

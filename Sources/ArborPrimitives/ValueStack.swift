@@ -152,6 +152,24 @@ package struct ValueStack {
         used = 0
     }
 
+    /// Releases the value at `position` if it is an object — a class instance, or one in a protocol existential — that
+    /// nothing else refers to (``ReferenceCountProbe/isOnlyReference(_:)``), and leaves an empty value in its place,
+    /// which must not be read; whether it did. Any other value stays, as does an object referred to elsewhere.
+    package mutating func releaseIfOnlyHeldHere(at position: Int) -> Bool {
+        let record = records[position]
+        let address = values + record.offset
+        if record.isObject {
+            guard ReferenceCountProbe.isOnlyReference(address.load(as: UnsafeRawPointer.self)) else { return false }
+        } else {
+            guard let object = objectInside(record.type, at: address), ReferenceCountProbe.isOnlyReference(object)
+            else { return false }
+        }
+        // Emptied first, so that nothing the release runs (a deinit) finds the value here.
+        records[position] = Record(offset: record.offset, type: Void.self, isObject: false)
+        destroyValue(record.type, at: address)
+        return true
+    }
+
     /// Releases every value and frees the buffers. The stack must not be used after this.
     @inlinable
     package func deallocate() {
@@ -226,6 +244,16 @@ private func layout<Value>(of _: Value.Type) -> (size: Int, alignment: Int) {
 @usableFromInline
 func destroyValue<Value>(_: Value.Type, at address: UnsafeMutableRawPointer) {
     _ = address.assumingMemoryBound(to: Value.self).move()  // `deinitialize(count:)` loops in the runtime.
+}
+
+/// The object a value of type `Value` at `address` holds, if it is one (a class instance, also in an existential):
+/// the reference, unretained, once the temporary copies made to find it are gone; `nil` for any other value.
+@inline(never)
+func objectInside<Value>(_: Value.Type, at address: UnsafeMutableRawPointer) -> UnsafeRawPointer? {
+    let value = address.assumingMemoryBound(to: Value.self)
+    // `as Any`: for an existential `Value`, `type(of:)` of the value itself is the existential's type here.
+    guard type(of: value.pointee as Any) is AnyClass else { return nil }
+    return UnsafeRawPointer(Unmanaged.passUnretained(value.pointee as AnyObject).toOpaque())
 }
 
 @usableFromInline

@@ -23,6 +23,31 @@ private final class RPUnownedHolder {
         #expect(counts.unowned == 1 && counts.weak <= 1)
     }
 
+    /// `isOnlyReference` sees every kind of reference: another strong one, an unowned one, a weak one.
+    @Test func anObjectIsOnlyReferencedOnceWhenNothingElseRefersToIt() {
+        let object = RPObject()
+        let address = UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque())
+        #expect(ReferenceCountProbe.isOnlyReference(address))
+        do {
+            let another = object
+            #expect(!ReferenceCountProbe.isOnlyReference(address))
+            withExtendedLifetime(another) {}
+        }
+        do {
+            let holder = RPUnownedHolder(object)
+            #expect(!ReferenceCountProbe.isOnlyReference(address))
+            withExtendedLifetime(holder) {}
+        }
+        #expect(ReferenceCountProbe.isOnlyReference(address), "the unowned reference is gone")
+        do {
+            let holder = RPWeakHolder(object)
+            #expect(!ReferenceCountProbe.isOnlyReference(address))
+            withExtendedLifetime(holder) {}
+        }
+        #expect(!ReferenceCountProbe.isOnlyReference(address), "the weak reference left a side table: the safe side")
+        withExtendedLifetime(object) {}
+    }
+
     @Test func strongReferencesAreNotItsBusiness() {
         let object = RPObject()
         let more = [object, object, object]

@@ -12,6 +12,10 @@ private struct Holder {
 
 private protocol Labelled { var label: String { get } }
 
+private protocol Identified { var id: Int { get } }
+
+extension Tracked: Identified {}
+
 private struct Labelled16: Labelled {
     let vector: SIMD4<Float>
     let object: Tracked
@@ -59,6 +63,38 @@ private typealias Large = (SIMD16<Float>, UInt8)
         #expect(tally.alive == 1, "a copy or a borrow made or freed an instance")
         stack.removeAll()
         #expect(tally.alive == 0)
+    }
+
+    /// An object nothing else refers to is released in place, whether the stack holds it as its class or in a
+    /// protocol existential; one referred to elsewhere, and any other value, stays. A released position is empty: the
+    /// stack neither releases it again nor moves it when it grows.
+    @Test func releasesAnObjectOnlyWhenItHoldsItAlone() {
+        let tally = Tally()
+        var stack = ValueStack()
+        defer { stack.deallocate() }
+        let alone = stack.push(Tracked(1, tally))
+        let shared = Tracked(2, tally)
+        let sharedPosition = stack.push(shared)
+        let inExistential = stack.push(Tracked(3, tally) as any Identified)
+        let structure = stack.push(Holder(flag: 1, object: Tracked(4, tally), tail: 2))
+        var watchedObject: Tracked? = Tracked(5, tally)
+        weak let watched = watchedObject
+        let weaklyWatched = stack.push(watchedObject!)
+        watchedObject = nil  // The stack holds it alone now, but a weak reference watches it.
+        #expect(tally.alive == 5)
+
+        let released = [alone, sharedPosition, inExistential, structure, weaklyWatched].map {
+            stack.releaseIfOnlyHeldHere(at: $0)
+        }
+        #expect(released == [true, false, true, false, false])
+        #expect(tally.alive == 3, "the two objects held alone were released")
+        #expect(watched != nil)
+
+        for index in 0..<200 { stack.push(Tracked(100 + index, tally)) }  // Grows the buffer.
+        #expect(stack.value(at: sharedPosition, as: Tracked.self) === shared)
+        stack.removeAll()
+        #expect(tally.alive == 1, "only the test's own is left")
+        #expect(tally.freed == tally.made - 1)
     }
 
     @Test(arguments: [0xA11C_0001, 0xA11C_0002, 0xA11C_0003] as [UInt64])

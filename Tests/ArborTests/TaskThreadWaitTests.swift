@@ -47,6 +47,32 @@ private final class TWReport: Sendable {
 /// A service that needs nothing.
 private final class TWLogger: Sendable {}
 
+/// What a subscriber holds; its `initCompleted` hook subscribes it, a side effect of the kind a dropped run's
+/// instances should not have.
+private protocol TWSubscribing: AnyObject {
+    var isSubscribed: Bool { get set }
+}
+
+private final class TWSubscription: TWSubscribing, @unchecked Sendable {
+    var isSubscribed = false
+}
+
+/// A graph-scoped session that holds a subscription.
+private final class TWSession: @unchecked Sendable {
+    let subscription: TWSubscription
+    init(subscription: TWSubscription) { self.subscription = subscription }
+}
+
+/// A client whose synchronous factory resolves a subscription before the settings.
+private final class TWSubscriber: @unchecked Sendable {
+    let subscription: any TWSubscribing
+    let settings: any TWSettings
+    init(subscription: any TWSubscribing, settings: any TWSettings) {
+        self.subscription = subscription
+        self.settings = settings
+    }
+}
+
 /// What a client's factory that catches its resolve's error uses instead of the settings.
 private final class TWFallbackSettings: TWSettings {
     let name = "fallback"
@@ -420,6 +446,80 @@ enum TWIncomplete: String, CaseIterable, CustomTestStringConvertible {
         let later = try await container.resolve(TWClient.self)
         #expect(code.settings(of: later) === settings)
         #expect(held.builds.value == 1)
+    }
+
+    /// How the subscriber's factory gets the subscription it resolves before the settings.
+    enum TWSubscribed: String, CaseIterable, CustomTestStringConvertible {
+        /// A transient subscription, registered as its class.
+        case asItsClass
+        /// A transient subscription, registered under a protocol type.
+        case asAProtocol
+        /// A transient subscription that the factory also keeps in a list of its own before it resolves the settings.
+        case keptByTheFactory
+        /// The subscription a graph-scoped session holds.
+        case heldByAGraphInstance
+
+        var testDescription: String { rawValue }
+    }
+
+    /// A synchronous factory that an `async` resolve runs again leaves what its first run built: a transient instance
+    /// that nothing holds any longer gets no `initCompleted` hook (it would subscribe an object no one uses), and is
+    /// released then. One something else holds — the factory's own list, or a graph-scoped instance the second run
+    /// gets again — keeps its hook, which runs once.
+    @Test(arguments: TWSubscribed.allCases)
+    func aRunGivenUpLeavesNoHooksForTransientInstancesNothingHolds(subscribed: TWSubscribed) async throws {
+        let gate = Gate()
+        let builds = Counter()
+        let runs = Counter()
+        let subscriptions = Counter()
+        let kept = Box<[TWSubscription]>()
+        kept.value = []
+        let container = makeContainer(.ownHook, gate: gate, builds: builds)
+        container.register(TWSubscription.self) { _ in TWSubscription() }.inObjectScope(.transient)
+            .initCompleted { _, subscription in
+                subscriptions.increment()
+                subscription.isSubscribed = true
+            }
+        container.register((any TWSubscribing).self) { _ in TWSubscription() }.inObjectScope(.transient)
+            .initCompleted { _, subscription in
+                subscriptions.increment()
+                subscription.isSubscribed = true
+            }
+        container.register(TWSession.self) { r in TWSession(subscription: try r.resolve()) }.inObjectScope(.graph)
+        container.register(TWSubscriber.self) { r in
+            runs.increment()
+            let subscription: any TWSubscribing
+            switch subscribed {
+            case .asItsClass: subscription = try r.resolve(TWSubscription.self)
+            case .asAProtocol: subscription = try r.resolve((any TWSubscribing).self)
+            case .keptByTheFactory:
+                let made = try r.resolve(TWSubscription.self)
+                kept.value!.append(made)
+                subscription = made
+            case .heldByAGraphInstance: subscription = try r.resolve(TWSession.self).subscription
+            }
+            return TWSubscriber(subscription: subscription, settings: try r.resolve())
+        }
+        let entry = try #require(container.entries.first { $0.key == ServiceKey((any TWSettings).self) })
+        let storage = try #require(entry.storage as InstanceStorage?)
+        let database = Task { try await container.resolve(TWDatabase.self) }
+        #expect(await poll { gate.hasArrivals })
+
+        let subscriber = Task { try await container.resolve(TWSubscriber.self) }
+        #expect(await poll { CreationCoordinator.shared.isWaited(on: storage) }, "the subscriber awaits the settings")
+        gate.open()
+        _ = try await database.value
+        let resolved = try await subscriber.value
+        #expect(runs.value == 2)
+        #expect(resolved.subscription.isSubscribed)
+        switch subscribed {
+        case .asItsClass, .asAProtocol, .heldByAGraphInstance:
+            #expect(subscriptions.value == 1, "one subscription for one subscriber")
+        case .keptByTheFactory:
+            #expect(subscriptions.value == 2, "the list holds the first run's subscription too")
+            let keptSubscriptions = kept.value ?? []
+            #expect(keptSubscriptions.count == 2 && keptSubscriptions.allSatisfy { $0.isSubscribed })
+        }
     }
 
     /// A synchronous helper that an `async` factory calls with its resolver is the factory's own code, which nothing

@@ -8,20 +8,23 @@ internal import ArborPrimitives
 // waits for a build an `async` resolution takes part in (it may need the main actor). So the resolve does not wait: it
 // records the build on its thread and throws, the code unwinds, and the `async` resolution that hosts it awaits the
 // build, suspended, then runs the code again from the start. What the first run built into the resolution's graph, or
-// claimed, the second finds again; anything else it built is dropped (the hooks queued for it still run, as for any
-// instance a factory drops: the queue cannot tell whether a kept instance holds it). Code that catches the error
-// changes nothing: the resolution runs the code again whatever it returned.
+// claimed, the second finds again; a transient instance it built that nothing holds any longer is dropped with the
+// hooks queued for it (``HookQueue/dropOrphans(since:)``). Code that catches the error changes nothing: the resolution
+// runs the code again whatever it returned.
 
 /// What hosted synchronous code hands the `async` resolution that runs it when a resolve in it gave a wait up
 /// (``Resolution/awaitInstead(_:waitingFor:)``): the build to await before running the code again.
 struct AwaitBuildRequest: Error {
     let storage: InstanceStorage
+    /// How many hooks the resolution had queued when the code began: those queued since, by the run given up, are its
+    /// to drop (``HookQueue/dropOrphans(since:)``).
+    let hooksBefore: Int
 
     /// The request recorded on `context`'s thread, which it clears.
-    static func take(from context: ThreadContext) -> AwaitBuildRequest {
+    static func take(from context: ThreadContext, hooksBefore: Int) -> AwaitBuildRequest {
         let storage = context.awaitedBuild!
         context.awaitedBuild = nil
-        return AwaitBuildRequest(storage: storage)
+        return AwaitBuildRequest(storage: storage, hooksBefore: hooksBefore)
     }
 }
 
@@ -75,6 +78,8 @@ extension Resolution {
     /// Awaits the build `request` names, for code to run again; throws if the task was cancelled meanwhile
     /// (``awaitingBuildsInstead(inRun:_:)`` says which error).
     private func awaitBuild(for request: AwaitBuildRequest, inRun: Bool) async throws {
+        // The run given up has unwound: what it returned, and its locals, are gone.
+        dropOrphanedHooks(since: request.hooksBefore)
         guard await awaitBuild(of: request.storage) else {
             if inRun { throw AwaitCancelled() }
             throw CancellationError()

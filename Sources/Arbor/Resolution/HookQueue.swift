@@ -14,7 +14,8 @@ struct HookQueue {
     struct Pending {
         /// The instance's registration, which holds the hooks.
         let entry: Unretained<ServiceEntry>
-        /// Where the instance is: in the resolution's graph, or in the queue's own instances.
+        /// Where the instance is: in the resolution's graph, or in the queue's own instances. A negative position
+        /// in the queue's own: the hooks were dropped with the instance (``dropOrphans(since:)``).
         let inGraph: Bool
         let position: Int
         /// The path that created the instance, kept in the queue.
@@ -23,6 +24,9 @@ struct HookQueue {
         /// Unretained: the origin, which the resolution's caller keeps, or one of `retainedContexts`.
         let context: Unretained<Container>
         let storage: ObjectScope.Storage
+
+        /// Whether the hooks were dropped with their instance (``dropOrphans(since:)``): they do not run.
+        var isDropped: Bool { position < 0 }
     }
 
     /// A path of registrations kept in the queue: the services being built when an instance was created.
@@ -72,6 +76,24 @@ struct HookQueue {
     }
 
     /// The keys of a path kept in the queue.
+    /// Drops the hooks queued since the queue held `mark` of them for transient instances that nothing but the queue
+    /// refers to any longer, and releases those instances. Called when synchronous code that an `async` resolution
+    /// hosts gave a wait up (AwaitingInstead.swift): it runs again from the start, and what its first run built and
+    /// kept nowhere would otherwise get its hooks — a subscription, say — as if someone used it. Newest first, so an
+    /// instance that only a dropped one held is dropped too. Hooks of instances the graph keeps or a container holds
+    /// stay (the second run gets those again), as do those of a transient instance anything else holds.
+    mutating func dropOrphans(since mark: Int) {
+        for index in stride(from: pending.count - 1, through: mark, by: -1) {
+            let hook = pending[index]
+            guard !hook.inGraph, hook.storage == .none, instances.releaseIfOnlyHeldHere(at: hook.position) else {
+                continue
+            }
+            pending[index] = Pending(
+                entry: hook.entry, inGraph: false, position: -1, path: hook.path, depth: hook.depth,
+                context: hook.context, storage: hook.storage)
+        }
+    }
+
     func keys(of path: PathRange) -> [ServiceKey] {
         (path.start..<(path.start + path.count)).map { paths[$0].withObject { $0.key } }
     }

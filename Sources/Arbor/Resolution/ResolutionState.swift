@@ -124,15 +124,16 @@ extension Resolution {
     func hostingSynchronousCode<Result>(_ body: () throws -> Result) throws -> Result {
         try state.value.threadContext.withObject { context in
             let saved = (context.active, context.hostedAsync)
+            let hooksBefore = state.value.hooks.count
             context.active = Unretained(self, retainedInChecks: false)
             context.hostedAsync = state.value.coordinationThread
             defer { (context.active, context.hostedAsync) = saved }
             do {
                 let result = try body()
-                if context.awaitedBuild != nil { throw AwaitBuildRequest.take(from: context) }
+                if context.awaitedBuild != nil { throw AwaitBuildRequest.take(from: context, hooksBefore: hooksBefore) }
                 return result
             } catch {
-                if context.awaitedBuild != nil { throw AwaitBuildRequest.take(from: context) }
+                if context.awaitedBuild != nil { throw AwaitBuildRequest.take(from: context, hooksBefore: hooksBefore) }
                 throw error
             }
         }
@@ -429,12 +430,21 @@ extension Resolution {
             appending: builtLast ? entry : nil)
     }
 
+    /// Drops the hooks queued since there were `mark` of them for transient instances that only the queue holds
+    /// (``HookQueue/dropOrphans(since:)``).
+    func dropOrphanedHooks(since mark: Int) {
+        state.value.hooks.dropOrphans(since: mark)
+    }
+
     /// Switches the resolution to the next queued hook's instance — its context, depth and path — and returns it
     /// with what to restore; `nil` when every hook has run. `next` counts the hooks taken.
     func beginHook(_ next: inout Int) -> HookRun? {
-        guard next < state.value.hooks.count else { return nil }
-        let pending = state.value.hooks[next]
-        next += 1
+        var pending: HookQueue.Pending
+        repeat {
+            guard next < state.value.hooks.count else { return nil }
+            pending = state.value.hooks[next]
+            next += 1
+        } while pending.isDropped
         let run = HookRun(
             pending: pending,
             saved: (state.value.context, state.value.depth, state.value.hookPath, state.value.hookStorage),
