@@ -458,6 +458,9 @@ enum TWIncomplete: String, CaseIterable, CustomTestStringConvertible {
         case keptByTheFactory
         /// The subscription a graph-scoped session holds.
         case heldByAGraphInstance
+        /// The subscription a transient session with a hook of its own holds: the first run's session and its
+        /// subscription, which only that session held, are both dropped.
+        case heldByATransientWithAHook
 
         var testDescription: String { rawValue }
     }
@@ -486,6 +489,10 @@ enum TWIncomplete: String, CaseIterable, CustomTestStringConvertible {
                 subscription.isSubscribed = true
             }
         container.register(TWSession.self) { r in TWSession(subscription: try r.resolve()) }.inObjectScope(.graph)
+        let sessionHooks = Counter()
+        container.register(TWSession.self, name: "transient") { r in TWSession(subscription: try r.resolve()) }
+            .inObjectScope(.transient)
+            .initCompleted { _, _ in sessionHooks.increment() }
         container.register(TWSubscriber.self) { r in
             runs.increment()
             let subscription: any TWSubscribing
@@ -497,6 +504,8 @@ enum TWIncomplete: String, CaseIterable, CustomTestStringConvertible {
                 kept.value!.append(made)
                 subscription = made
             case .heldByAGraphInstance: subscription = try r.resolve(TWSession.self).subscription
+            case .heldByATransientWithAHook:
+                subscription = try r.resolve(TWSession.self, name: "transient").subscription
             }
             return TWSubscriber(subscription: subscription, settings: try r.resolve())
         }
@@ -513,8 +522,9 @@ enum TWIncomplete: String, CaseIterable, CustomTestStringConvertible {
         #expect(runs.value == 2)
         #expect(resolved.subscription.isSubscribed)
         switch subscribed {
-        case .asItsClass, .asAProtocol, .heldByAGraphInstance:
+        case .asItsClass, .asAProtocol, .heldByAGraphInstance, .heldByATransientWithAHook:
             #expect(subscriptions.value == 1, "one subscription for one subscriber")
+            if subscribed == .heldByATransientWithAHook { #expect(sessionHooks.value == 1) }
         case .keptByTheFactory:
             #expect(subscriptions.value == 2, "the list holds the first run's subscription too")
             let keptSubscriptions = kept.value ?? []
