@@ -75,7 +75,6 @@ struct HookQueue {
                 storage: entry.withObject { $0.storageKind }))
     }
 
-    /// The keys of a path kept in the queue.
     /// Drops the hooks queued since the queue held `mark` of them for transient instances that nothing but the queue
     /// refers to any longer, and releases those instances. Called when synchronous code that an `async` resolution
     /// hosts gave a wait up (AwaitingInstead.swift): it runs again from the start, and what its first run built and
@@ -94,6 +93,7 @@ struct HookQueue {
         }
     }
 
+    /// The keys of a path kept in the queue.
     func keys(of path: PathRange) -> [ServiceKey] {
         (path.start..<(path.start + path.count)).map { paths[$0].withObject { $0.key } }
     }
