@@ -22,9 +22,8 @@ package enum ReferenceCountProbe {
     @inline(__always)
     package static func hasUnownedOrWeakReferences(_ object: AnyObject) -> Bool {
         #if _pointerBitWidth(_64)
-        let address = UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque())
-        let word = UInt(bitPattern: carbor_load_relaxed(address.advanced(by: 8).assumingMemoryBound(to: Int.self)))
-        let found = word >> 63 != 0 || (word >> 1) & 0x7FFF_FFFF != 1
+        let word = countsWord(of: UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque()))
+        let found = showsUnownedOrWeak(word)
         #if ARBOR_INTERNAL_CHECKS
         let counts = references(of: object)
         assert(found == (counts.unowned > 1 || counts.weak > 1) || (found && word >> 63 != 0), "Probe: \(counts)")
@@ -43,18 +42,32 @@ package enum ReferenceCountProbe {
     /// immortal object has) reads as more references. The caller must hold its reference while it asks, and its
     /// answer is a snapshot: only someone who holds a reference can add one. Elsewhere than on 64-bit platforms,
     /// `false`.
-    ///
-    /// On 64-bit platforms the word after the metadata pointer holds the strong references beyond the first in bits
-    /// 33–62, and the unowned count (1 while there is no `unowned` reference) in bits 1–31; bit 63 marks a side table.
     @inlinable
     package static func isOnlyReference(_ object: UnsafeRawPointer) -> Bool {
         #if _pointerBitWidth(_64)
-        let word = UInt(bitPattern: carbor_load_relaxed(object.advanced(by: 8).assumingMemoryBound(to: Int.self)))
-        return word >> 63 == 0 && (word >> 33) & 0x3FFF_FFFF == 0 && (word >> 1) & 0x7FFF_FFFF == 1
+        let word = countsWord(of: object)
+        return !showsUnownedOrWeak(word) && (word >> 33) & 0x3FFF_FFFF == 0  // No strong reference beyond the first.
         #else
         return false
         #endif
     }
+
+    #if _pointerBitWidth(_64)
+    /// The word of the header of the object at `object` that holds its counts: the unowned count in bits 1–31, the
+    /// strong references beyond the first in bits 33–62, and in bit 63 the mark of a side table.
+    @inlinable
+    @inline(__always)
+    static func countsWord(of object: UnsafeRawPointer) -> UInt {
+        UInt(bitPattern: carbor_load_relaxed(object.advanced(by: 8).assumingMemoryBound(to: Int.self)))
+    }
+
+    /// Whether a counts word shows `unowned` or `weak` references: a side table, or an unowned count above 1.
+    @inlinable
+    @inline(__always)
+    static func showsUnownedOrWeak(_ word: UInt) -> Bool {
+        word >> 63 != 0 || (word >> 1) & 0x7FFF_FFFF != 1
+    }
+    #endif
 
     /// The runtime's counts of an object's references: strong, unowned (one more while any strong reference
     /// exists) and weak (one more once a side table exists).
