@@ -159,7 +159,7 @@ private final class Capture: @unchecked Sendable {}
         container.register(Dependent.self) { r in Dependent(try r.resolve()) }.inObjectScope(.transient)
         let captures = Box<[WeakRef<Capture>]>([])
         let failedResolves = Box<Int>(0)
-        let finished = runThreads(2, timeout: 60) { index in
+        let finished = runThreads(2) { index in
             if index == 0 {
                 for _ in 0..<20_000 where (try? container.resolve(Dependent.self)) == nil {
                     failedResolves.value! += 1

@@ -66,7 +66,7 @@ private func register(_ key: Int, in container: Container, ledger: RMLedger) {
         // thread can replace it; the resolves race with them freely, factories running while a change lands.
         let changes = NSLock()
 
-        let finished = runThreads(threads, timeout: 60) { thread in
+        let finished = runThreads(threads) { thread in
             var random = SplitMix64(seed: SplitMix64.derive(seed, UInt64(thread)))
             for _ in 0..<operations {
                 let key = random.int(in: 0..<keys)

@@ -72,7 +72,7 @@ extension SoakTests {
         let checks = AtomicCounter()
         // Waited for suspended, as the soak's threads are.
         let finished = await onAThreadOfItsOwn {
-            runThreads(2, timeout: 120) { index in
+            runThreads(2) { index in
                 if index == 0 {
                     for _ in 0..<(TestEnvironment.runsUnderSanitizer ? 3_000 : 20_000) {
                         let child = root.makeChild()

@@ -222,7 +222,7 @@ extension SoloBuildTests {
         .inObjectScope(.transient)
 
         let problems = ProblemLog()
-        let finished = runThreads(4, timeout: 60) { _ in
+        let finished = runThreads(4) { _ in
             for _ in 0..<3_000 {
                 do {
                     let pair = try container.resolve(SBPair.self)
@@ -354,7 +354,7 @@ extension SoloBuildTests {
         let container = Container()
         container.register(SBNode.self) { _ in SBNode("weak") }.inObjectScope(.weak)
         let problems = ProblemLog()
-        let finished = runThreads(4, timeout: 60) { _ in
+        let finished = runThreads(4) { _ in
             for _ in 0..<(runsUnderSanitizer ? 2_000 : 20_000) {
                 do {
                     let held = try container.resolve(SBNode.self)

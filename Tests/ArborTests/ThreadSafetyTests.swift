@@ -72,12 +72,13 @@ struct ThreadSafetyTests {
         // The test keeps the weak session alive, so every resolve on every thread must share it.
         let session = try await container.resolve(TSSession.self)
         let threadCount = 8
-        let iterations = 10_000
+        // A quarter under a sanitizer, as the randomized suites: ThreadSanitizer took 80 to 115 s for the full count.
+        let iterations = TestEnvironment.runsUnderSanitizer ? 2_500 : 10_000
         let failures = ProblemLog()
         let sharedSeen = TSLocked<[TSShared]>([])
         let resolves = TSLocked(0)
 
-        let finished = await runOnThreads(threadCount, timeout: 120) { _ in
+        let finished = await runOnThreads(threadCount) { _ in
             var firstShared: TSShared?
             var previous: TSRoot?
             var done = 0
@@ -245,7 +246,7 @@ struct ThreadSafetyTests {
         let completedRounds = TSLocked(0)
         let failures = ProblemLog()
 
-        let finished = await runOnThreads(2, timeout: 60) { index in
+        let finished = await runOnThreads(2) { index in
             for round in 0..<rounds {
                 barrier.arriveAndWait()  // both threads start the round together
                 do {
@@ -299,7 +300,7 @@ struct ThreadSafetyTests {
         let failures = ProblemLog()
         let resolveCounts = TSLocked<[Int]>([])
         let writerIterations = 2_000
-        let finished = await runOnThreads(4, timeout: 120) { index in
+        let finished = await runOnThreads(4) { index in
             if index == 0 {
                 // The writer: churns unrelated keys, replaces the dependency, and re-registers the key the others
                 // resolve, in every scope.
@@ -385,7 +386,7 @@ struct ThreadSafetyTests {
         let iterations = 5_000
         let failures = ProblemLog()
         let serialSets = TSLocked<[Set<Int>]>([])
-        let finished = await runOnThreads(threadCount, timeout: 120) { _ in
+        let finished = await runOnThreads(threadCount) { _ in
             var serials = Set<Int>()
             for _ in 0..<iterations {
                 do {
@@ -494,7 +495,7 @@ struct ThreadSafetyTests {
         }
 
         let failures = ProblemLog()
-        let finished = await runOnThreads(2, timeout: 60) { _ in
+        let finished = await runOnThreads(2) { _ in
             for _ in 0..<50 {
                 do {
                     let report = try container.resolve(TSRemoteReport.self)
