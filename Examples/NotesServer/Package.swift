@@ -3,8 +3,8 @@ import PackageDescription
 
 let package = Package(
     name: "NotesServer",
-    // Hummingbird 2 needs macOS 14; the notes store's `Mutex` needs macOS 15.
-    platforms: [.macOS(.v15)],
+    // Hummingbird 2 needs macOS 14.
+    platforms: [.macOS(.v14)],
     products: [
         .executable(name: "NotesServer", targets: ["NotesServer"])
     ],
@@ -27,6 +27,7 @@ let package = Package(
             dependencies: [
                 .product(name: "Arbor", package: "Arbor"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
         // The notes API on Hummingbird.
@@ -56,6 +57,7 @@ let package = Package(
             dependencies: [
                 "NotesCore", "NotesHummingbird", "NotesVapor",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "Vapor", package: "vapor"),
             ]
         ),

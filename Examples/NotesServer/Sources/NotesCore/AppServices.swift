@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import NIOConcurrencyHelpers
 
 // The app-wide services: one of each for the whole server, whichever way it is wired.
 
@@ -50,7 +50,7 @@ public struct RandomIDGenerator: IDGenerator {
 /// Identifiers that count up: `note-1`, `note-2`, … Predictable, for tests.
 public final class SequentialIDGenerator: IDGenerator {
     private let prefix: String
-    private let counter = Mutex(0)
+    private let counter = NIOLockedValueBox(0)
 
     /// Makes a generator whose identifiers start with `prefix`.
     public init(prefix: String = "note-") {
@@ -59,7 +59,7 @@ public final class SequentialIDGenerator: IDGenerator {
 
     /// The next identifier.
     public func next() -> String {
-        let number = counter.withLock { counter in
+        let number = counter.withLockedValue { counter in
             counter += 1
             return counter
         }
@@ -101,28 +101,28 @@ public final class NoteStore: Sendable {
         }
     }
 
-    private let state = Mutex(State())
+    private let state = NIOLockedValueBox(State())
 
     /// Makes an empty store.
     public init() {}
 
     /// How many notes there are.
-    public var count: Int { state.withLock { $0.entries.count } }
+    public var count: Int { state.withLockedValue { $0.entries.count } }
 
     /// The note with this identifier, or `nil`.
     public func note(id: String) -> Note? {
-        state.withLock { state in state.index(of: id).map { state.entries[$0].note } }
+        state.withLockedValue { state in state.index(of: id).map { state.entries[$0].note } }
     }
 
     /// Every note, oldest first.
     public func all() -> [Note] {
-        state.withLock { $0.entries.map(\.note) }
+        state.withLockedValue { $0.entries.map(\.note) }
     }
 
     /// Up to `limit` notes that come after `cursor` (from the start when `cursor` is `nil`), and the cursor to
     /// pass for the next page, or `nil` when there is none.
     public func page(after cursor: Int?, limit: Int) -> (notes: [Note], next: Int?) {
-        state.withLock { state in
+        state.withLockedValue { state in
             let start = state.index(atOrAfter: (cursor ?? 0) + 1)
             let end = min(start + max(limit, 1), state.entries.count)
             let page = state.entries[start..<end]
@@ -133,7 +133,7 @@ public final class NoteStore: Sendable {
 
     /// Adds `inserted` and removes the notes whose identifiers are in `deleted`, all at once.
     public func apply(inserting inserted: [Note], deleting deleted: Set<String>) {
-        state.withLock { state in
+        state.withLockedValue { state in
             for id in deleted {
                 guard let index = state.index(of: id) else { continue }
                 state.entries.remove(at: index)
@@ -183,14 +183,14 @@ public final class ActivityLog: Sendable {
         var audit = RecentItems<String>(capacity: 256)
     }
 
-    private let state = Mutex(State())
+    private let state = NIOLockedValueBox(State())
 
     /// Makes an empty log.
     public init() {}
 
     /// Counts a unit of work that began, and returns its serial number.
     public func unitOfWorkBegan() -> Int {
-        state.withLock { state in
+        state.withLockedValue { state in
             state.began += 1
             return state.began
         }
@@ -198,7 +198,7 @@ public final class ActivityLog: Sendable {
 
     /// Records a unit of work that ended.
     public func unitOfWorkEnded(_ summary: UnitOfWorkSummary) {
-        state.withLock { state in
+        state.withLockedValue { state in
             state.ended += 1
             state.summaries.append(summary)
         }
@@ -206,21 +206,21 @@ public final class ActivityLog: Sendable {
 
     /// Adds a line to the audit trail.
     public func audit(_ line: String) {
-        state.withLock { $0.audit.append(line) }
+        state.withLockedValue { $0.audit.append(line) }
     }
 
     /// How many units of work began.
-    public var unitsOfWorkBegun: Int { state.withLock { $0.began } }
+    public var unitsOfWorkBegun: Int { state.withLockedValue { $0.began } }
     /// How many units of work ended.
-    public var unitsOfWorkEnded: Int { state.withLock { $0.ended } }
+    public var unitsOfWorkEnded: Int { state.withLockedValue { $0.ended } }
     /// The units of work that ended most recently, oldest first.
-    public var recentUnitsOfWork: [UnitOfWorkSummary] { state.withLock { $0.summaries.items } }
+    public var recentUnitsOfWork: [UnitOfWorkSummary] { state.withLockedValue { $0.summaries.items } }
     /// The most recent lines of the audit trail, oldest first.
-    public var recentAudit: [String] { state.withLock { $0.audit.items } }
+    public var recentAudit: [String] { state.withLockedValue { $0.audit.items } }
 }
 
 /// The last `capacity` items appended.
-struct RecentItems<Item> {
+struct RecentItems<Item: Sendable>: Sendable {
     private var storage: [Item] = []
     private var oldest = 0
     let capacity: Int

@@ -1,6 +1,6 @@
 import Foundation
+import NIOConcurrencyHelpers
 public import NIOCore
-import Synchronization
 
 // The services a request uses. The Arbor wiring and the hand wiring build these same types; only how differs.
 
@@ -28,7 +28,7 @@ public final class NotesUnitOfWork: Sendable {
         }
     }
 
-    private let state = Mutex(State())
+    private let state = NIOLockedValueBox(State())
 
     /// Begins a unit of work over `store`, counted in `log`.
     public init(store: NoteStore, log: ActivityLog) {
@@ -39,7 +39,7 @@ public final class NotesUnitOfWork: Sendable {
 
     /// The note with this identifier, as this unit of work sees it, or `nil`.
     public func note(id: String) throws -> Note? {
-        try state.withLock { state in
+        try state.withLockedValue { state in
             try state.check()
             if state.deleted.contains(id) { return nil }
             let note = state.inserted.first { $0.id == id } ?? store.note(id: id)
@@ -50,7 +50,7 @@ public final class NotesUnitOfWork: Sendable {
 
     /// Every note, as this unit of work sees it, oldest first.
     public func all() throws -> [Note] {
-        try state.withLock { state in
+        try state.withLockedValue { state in
             try state.check()
             let notes = store.all().filter { !state.deleted.contains($0.id) } + state.inserted
             state.reads += notes.count
@@ -60,7 +60,7 @@ public final class NotesUnitOfWork: Sendable {
 
     /// A page of the committed notes, for exporting them a few at a time; see ``NoteStore/page(after:limit:)``.
     public func page(after cursor: Int?, limit: Int) throws -> (notes: [Note], next: Int?) {
-        try state.withLock { state in
+        try state.withLockedValue { state in
             try state.check()
             let page = store.page(after: cursor, limit: limit)
             state.reads += page.notes.count
@@ -70,7 +70,7 @@ public final class NotesUnitOfWork: Sendable {
 
     /// Adds a note, once committed.
     public func insert(_ note: Note) throws {
-        try state.withLock { state in
+        try state.withLockedValue { state in
             try state.check()
             state.inserted.append(note)
         }
@@ -78,7 +78,7 @@ public final class NotesUnitOfWork: Sendable {
 
     /// Removes the note with this identifier, once committed. Returns whether there was one.
     public func delete(id: String) throws -> Bool {
-        try state.withLock { state in
+        try state.withLockedValue { state in
             try state.check()
             if let index = state.inserted.firstIndex(where: { $0.id == id }) {
                 state.inserted.remove(at: index)
@@ -92,7 +92,7 @@ public final class NotesUnitOfWork: Sendable {
 
     /// Applies the changes made so far to the store, all at once.
     public func commit() throws {
-        try state.withLock { state in
+        try state.withLockedValue { state in
             try state.check()
             store.apply(inserting: state.inserted, deleting: state.deleted)
             state.committedInserts += state.inserted.count
@@ -103,12 +103,12 @@ public final class NotesUnitOfWork: Sendable {
     }
 
     /// Whether ``end()`` has run.
-    public var isEnded: Bool { state.withLock { $0.isEnded } }
+    public var isEnded: Bool { state.withLockedValue { $0.isEnded } }
 
     /// Ends the unit of work: drops the changes that were not committed and records what it did. Ending twice does
     /// nothing more.
     public func end() {
-        let summary = state.withLock { state -> UnitOfWorkSummary? in
+        let summary = state.withLockedValue { state -> UnitOfWorkSummary? in
             guard !state.isEnded else { return nil }
             state.isEnded = true
             let discarded = state.inserted.count + state.deleted.count
@@ -215,7 +215,7 @@ public final class NotesAuditor {
 /// Renders notes to JSON and keeps what it rendered: shared by the requests that use it at the same time, and let
 /// go when none does.
 public final class NoteRenderer: Sendable {
-    private let cache = Mutex<[String: ByteBuffer]>([:])
+    private let cache = NIOLockedValueBox<[String: ByteBuffer]>([:])
     private static let capacity = 1024
 
     /// Makes an empty renderer.
@@ -223,9 +223,9 @@ public final class NoteRenderer: Sendable {
 
     /// The note as JSON, rendered once per identifier.
     public func render(_ note: Note) throws -> ByteBuffer {
-        if let cached = cache.withLock({ $0[note.id] }) { return cached }
+        if let cached = cache.withLockedValue({ $0[note.id] }) { return cached }
         let buffer = ByteBuffer(bytes: try makeNoteEncoder().encode(note))
-        cache.withLock { cache in
+        cache.withLockedValue { cache in
             if cache.count >= Self.capacity { cache.removeAll() }
             cache[note.id] = buffer
         }
@@ -234,6 +234,6 @@ public final class NoteRenderer: Sendable {
 
     /// Forgets the note with this identifier.
     public func forget(id: String) {
-        _ = cache.withLock { $0.removeValue(forKey: id) }
+        _ = cache.withLockedValue { $0.removeValue(forKey: id) }
     }
 }

@@ -1,4 +1,5 @@
 public import Arbor
+import NIOConcurrencyHelpers
 import Synchronization
 
 /// How a server gets its services.
@@ -151,7 +152,7 @@ public final class ManualRequestScope: NotesServices {
         var isEnded = false
     }
 
-    private let state = Mutex(State())
+    private let state = NIOLockedValueBox(State())
 
     /// Begins a request for `user`.
     public init(services: ManualServices, user: RequestUser) {
@@ -162,7 +163,7 @@ public final class ManualRequestScope: NotesServices {
 
     /// The request's unit of work, made on first use.
     public func unitOfWork() throws -> NotesUnitOfWork {
-        try state.withLock { state in
+        try state.withLockedValue { state in
             if state.isEnded { throw UnitOfWorkEnded() }
             if let work = state.work { return work }
             let work = NotesUnitOfWork(store: services.store, log: services.log)
@@ -187,7 +188,7 @@ public final class ManualRequestScope: NotesServices {
 
     /// Ends the request: ends its unit of work, if it made one. Ending twice does nothing more.
     public func end() {
-        let work = state.withLock { state -> NotesUnitOfWork? in
+        let work = state.withLockedValue { state -> NotesUnitOfWork? in
             state.isEnded = true
             defer { state.work = nil }
             return state.work
@@ -207,14 +208,14 @@ final class WeakShared<Object: AnyObject & Sendable>: Sendable {
     }
 
     private let make: @Sendable () -> Object
-    private let current = Mutex(Reference())
+    private let current = NIOLockedValueBox(Reference())
 
     init(_ make: @escaping @Sendable () -> Object) {
         self.make = make
     }
 
     func get() -> Object {
-        current.withLock { current in
+        current.withLockedValue { current in
             if let object = current.object { return object }
             let object = make()
             current.object = object

@@ -4,10 +4,10 @@
 import Dispatch
 import Foundation
 import Hummingbird
+import NIOConcurrencyHelpers
 import NotesCore
 import NotesHummingbird
 import NotesVapor
-import Synchronization
 import Vapor
 
 let usage = """
@@ -93,18 +93,18 @@ func serve(
 // itself to the concurrency runtime (an `async` top level): the same for the server, and valgrind's callgrind can
 // profile it, which it cannot do with the runtime's main-thread loop.
 let stopped = DispatchSemaphore(value: 0)
-let failure = Mutex<(any Error)?>(nil)
+let failure = NIOLockedValueBox<(any Error)?>(nil)
 Task.detached { [framework, wiring, hostname, port, releaseHooks, calibrate] in
     do {
         try await serve(
             framework, wiring, hostname: hostname, port: port, releaseHooks: releaseHooks, calibrate: calibrate)
     } catch {
-        failure.withLock { $0 = error }
+        failure.withLockedValue { $0 = error }
     }
     stopped.signal()
 }
 stopped.wait()
-if let error = failure.withLock({ $0 }) {
+if let error = failure.withLockedValue({ $0 }) {
     print("NotesServer: \(error)")
     exit(1)
 }
