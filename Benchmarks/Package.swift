@@ -30,6 +30,16 @@ let package = Package(
                 .product(name: "Swinject", package: "Swinject"),
             ]
         ),
+        // ArborTests' stack suite, in the release build the benchmarks use (its file is a symbolic link to
+        // Tests/ArborTests/StackDepthTests.swift): a level of a resolve takes about 1 KB of stack there, several times
+        // that in debug. Building it here reuses the benchmarks' release build of Arbor (without testable imports,
+        // or SwiftPM compiles Arbor again); building the library's own tests in release took CI 6 min.
+        //
+        //     swift test -c release --package-path Benchmarks --disable-testable-imports
+        .testTarget(
+            name: "ReleaseStackTests",
+            dependencies: [.product(name: "Arbor", package: "Arbor")]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

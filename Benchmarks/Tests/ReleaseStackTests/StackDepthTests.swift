@@ -1,0 +1,1 @@
+../../../Tests/ArborTests/StackDepthTests.swift
