@@ -17,7 +17,7 @@ struct HookQueue {
         /// Where the instance is: in the resolution's graph, or in the queue's own instances. A negative position
         /// in the queue's own: the hooks were dropped with the instance (``dropOrphans(since:)``).
         let inGraph: Bool
-        let position: Int
+        var position: Int
         /// The path that created the instance, kept in the queue.
         let path: PathRange
         let depth: Int
@@ -87,9 +87,7 @@ struct HookQueue {
             guard !hook.inGraph, hook.storage == .none, instances.releaseIfOnlyHeldHere(at: hook.position) else {
                 continue
             }
-            pending[index] = Pending(
-                entry: hook.entry, inGraph: false, position: -1, path: hook.path, depth: hook.depth,
-                context: hook.context, storage: hook.storage)
+            pending[index].position = -1
         }
     }
 
