@@ -128,6 +128,8 @@ extension Resolution {
             context.active = Unretained(self, retainedInChecks: false)
             context.hostedAsync = state.value.coordinationThread
             defer { (context.active, context.hostedAsync) = saved }
+            // The check is written twice, for the value and the error. One `Swift.Result { try body() }` and one check
+            // after it, tried, made `async_resolve_of_sync` 8% slower: 13,116 → 14,218 instructions.
             do {
                 let result = try body()
                 if context.awaitedBuild != nil { throw AwaitBuildRequest.take(from: context, hooksBefore: hooksBefore) }
