@@ -53,7 +53,7 @@ done
 source "$package/scripts/common.sh"
 # Debian's valgrind 3.19 may refuse a release build's debug information ("Possibly corrupted debuginfo file"): a copy
 # without it runs the same code and keeps the symbols that name the functions.
-strip --strip-debug -o "$work/NotesServer" "${BINARY:-$server}"
+strip --strip-debug -o "$work/NotesServer" "$server"
 
 # send PORT PATH COUNT: COUNT requests for PATH, one after the other on one kept-alive connection (curl reuses it for
 # the URLs of one run). Not wrk: its main thread sleeps for the whole duration even when its script stops early.

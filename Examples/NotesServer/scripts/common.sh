@@ -2,7 +2,7 @@
 # directory). It makes:
 #   work      a temporary directory, removed on exit
 #   pid_of    the servers' pids by name: every server recorded there is stopped on exit
-#   server    the release NotesServer binary, built here
+#   server    the release NotesServer binary, built here; or BINARY, another build's, if set (nothing is built)
 # and defines `launch`, which starts a server and waits for it (LAUNCH_WAIT seconds at most, 10 unless set), `seed`,
 # and `median`.
 
@@ -18,9 +18,15 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-echo "== Building the server (release)"
-swift build -c release --package-path "$package" --product NotesServer
-server="$(swift build -c release --package-path "$package" --show-bin-path)/NotesServer"
+if [[ -n ${BINARY:-} ]]; then
+    [[ -x $BINARY ]] || { echo "BINARY must name a NotesServer binary: $BINARY" >&2; exit 1; }
+    echo "== The server: $BINARY (BINARY; nothing built)"
+    server=$BINARY
+else
+    echo "== Building the server (release)"
+    swift build -c release --package-path "$package" --product NotesServer
+    server="$(swift build -c release --package-path "$package" --show-bin-path)/NotesServer"
+fi
 
 # launch NAME PORT COMMAND…: runs COMMAND, a server (its output in $work/NAME.log), records its pid as pid_of[NAME],
 # and waits until it answers on PORT; stops the script if something answers there already or the server never does.

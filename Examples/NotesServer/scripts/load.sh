@@ -25,6 +25,8 @@
 #   BASELINE= (the path of another build's NotesServer: its Arbor wiring runs as a third server of each framework, in
 #   the same rounds, and the table adds this build's requests per second and CPU a request against it; copy the
 #   binary out of .build first, since the build below replaces it)
+#   BINARY= (the path of another build's NotesServer, run as "this build" instead of building this package: with
+#   BASELINE, it compares two builds neither of which is this checkout's, such as two commits of the engine)
 #   SERVER_CPUS= CLIENT_CPUS= (CPU lists for `taskset -c`: the servers run on SERVER_CPUS and wrk on CLIENT_CPUS, so
 #   that the two do not take turns on the same cores and evict each other's caches; `SERVER_CPUS=0 CLIENT_CPUS=1` on a
 #   two-core machine gives each server one core, and rounds that spread far less than unpinned ones)

@@ -22,6 +22,7 @@
 #   ROUNDS=4  DURATION=6s (whole seconds)  FREQUENCY=1999  THREADS=2  CONNECTIONS=32  PORT=8091
 #   FRAMEWORKS="hummingbird vapor"
 #   SERVER_CPUS=0  CLIENT_CPUS=1  RELEASE_HOOKS=synchronous
+#   BINARY= (another build's NotesServer to profile instead of building this one)
 # Needs perf (`apt-get install -y linux-perf`, and `kernel.perf_event_paranoid` at 2 or less), wrk, taskset, curl and
 # awk; Linux.
 set -euo pipefail
