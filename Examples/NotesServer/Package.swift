@@ -58,6 +58,8 @@ let package = Package(
                 "NotesCore", "NotesHummingbird", "NotesVapor",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Vapor", package: "vapor"),
             ]
         ),

@@ -1,10 +1,12 @@
 // The notes server: `NotesServer [--framework hummingbird|vapor] [--wiring arbor|manual] [--hostname 127.0.0.1]
-// [--port 8080] [--release-hooks synchronous|awaited] [--calibrate request_scope]`.
+// [--port 8080] [--release-hooks synchronous|awaited] [--calibrate request_scope] [--executor event-loops]`.
 
 import Dispatch
 import Foundation
 import Hummingbird
 import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
 import NotesCore
 import NotesHummingbird
 import NotesVapor
@@ -15,6 +17,8 @@ let usage = """
                        [--release-hooks synchronous|awaited]   (how Vapor's Arbor wiring closes a request's child)
                        [--calibrate request_scope]   (the manual wiring also runs the benchmark's request_scope
                                                       operation in every request: what load.sh's CALIBRATE=1 measures)
+                       [--executor event-loops]   (Swift concurrency's jobs run on NIO's event loops: a
+                                                   Hummingbird handler on the one that read its request)
     """
 
 enum Framework: String, Sendable {
@@ -27,6 +31,7 @@ var hostname = "127.0.0.1"
 var port = 8080
 var releaseHooks = "synchronous"
 var calibrate = false
+var eventLoopsRunTasks = false
 
 var arguments = CommandLine.arguments.dropFirst()
 while let option = arguments.popFirst() {
@@ -43,6 +48,8 @@ while let option = arguments.popFirst() {
         releaseHooks = value
     case ("--calibrate", "request_scope"):
         calibrate = true
+    case ("--executor", "event-loops"):
+        eventLoopsRunTasks = true
     case ("--help", _), ("-h", _):
         print(usage)
         exit(0)
@@ -56,8 +63,16 @@ if calibrate, wiring != .manual {
     print("NotesServer: --calibrate needs --wiring manual")
     exit(64)
 }
+// Before any task starts: from here on the runtime hands every job to an event loop of NIO's singleton group, the
+// one both frameworks serve on, so a Hummingbird handler runs on the event loop that read its request instead of
+// on a thread of the runtime's own pool (no hop between threads, and back, each request).
+if eventLoopsRunTasks, !NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor() {
+    print("NotesServer: --executor event-loops is not supported here")
+    exit(1)
+}
 print(
-    "NotesServer: \(framework.rawValue), \(wiring.rawValue) wiring\(calibrate ? " with request_scope" : ""),"
+    "NotesServer: \(framework.rawValue), \(wiring.rawValue) wiring\(calibrate ? " with request_scope" : "")"
+        + "\(eventLoopsRunTasks ? ", tasks on the event loops" : ""),"
         + " http://\(hostname):\(port)")
 
 /// Runs the server until it stops.
