@@ -29,7 +29,7 @@
 #   BASELINE, it compares two builds neither of which is this checkout's, such as two commits of the engine)
 #   EXECUTOR= (event-loops: every server runs with `--executor event-loops`, Swift concurrency's jobs on NIO's event
 #   loops, so that a Hummingbird handler runs on the event loop that read its request instead of hopping to the
-#   runtime's pool and back; Vapor's handlers run on the event loop either way)
+#   runtime's pool and back; Vapor's handlers run on the event loop either way. A BASELINE build needs the option too)
 #   SERVER_CPUS= CLIENT_CPUS= (CPU lists for `taskset -c`: the servers run on SERVER_CPUS and wrk on CLIENT_CPUS, so
 #   that the two do not take turns on the same cores and evict each other's caches; `SERVER_CPUS=0 CLIENT_CPUS=1` on a
 #   two-core machine gives each server one core, and rounds that spread far less than unpinned ones)
