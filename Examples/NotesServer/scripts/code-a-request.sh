@@ -21,7 +21,7 @@
 #   benchmark's request_scope operation, as `load.sh`'s CALIBRATE=1 measures it)
 #   RELEASE_HOOKS=synchronous  FUNCTIONS=15 (how many of Arbor's functions to list; 0 for none)
 #   BINARY= (another build's NotesServer to count instead of building this one)
-#   EXECUTOR= (event-loops: each server runs with `--executor event-loops`, as `load.sh`'s EXECUTOR does)
+#   EXECUTOR= (event-loops: each server runs with `--executor event-loops`; see common.sh)
 #   LAUNCH_WAIT=300 (seconds a server may take to start under valgrind)
 #   CACHE=1 also simulates the caches (`--cache-sim=yes`) and prints, per wiring, the misses a request: of code (the
 #     level-1 instruction cache) and of data (level-1 data cache, reads and writes), all told and in Arbor's functions.
@@ -38,7 +38,6 @@ WIRINGS=${WIRINGS:-arbor manual}
 RELEASE_HOOKS=${RELEASE_HOOKS:-synchronous}
 FUNCTIONS=${FUNCTIONS:-15}
 BINARY=${BINARY:-}
-EXECUTOR=${EXECUTOR:-}
 LAUNCH_WAIT=${LAUNCH_WAIT:-300}  # seconds: a server starts slowly under valgrind
 CACHE=${CACHE:-0}
 CACHE_OPTIONS=${CACHE_OPTIONS:---I1=32768,8,64 --D1=49152,12,64 --LL=1048576,16,64}
@@ -90,7 +89,7 @@ for framework in $FRAMEWORKS; do
         out="$work/$framework-$wiring.callgrind"
         wiring_options=(--wiring "$wiring")
         if [[ $wiring == calibrated ]]; then wiring_options=(--wiring manual --calibrate request_scope); fi
-        if [[ -n $EXECUTOR ]]; then wiring_options+=(--executor "$EXECUTOR"); fi
+        wiring_options+=("${server_options[@]}")
         launch "$framework-$wiring" "$PORT" valgrind --tool=callgrind --dump-instr=yes "${simulation[@]}" \
             --callgrind-out-file="$out" \
             "$work/NotesServer" --framework "$framework" "${wiring_options[@]}" --hostname 127.0.0.1 --port "$PORT" \

@@ -1,8 +1,11 @@
-# What load.sh and profile-by-kind.sh share; each sources it after setting `package` (the NotesServer package's
-# directory). It makes:
+# What load.sh, code-a-request.sh and profile-by-kind.sh share; each sources it after setting `package` (the
+# NotesServer package's directory). It makes:
 #   work      a temporary directory, removed on exit
 #   pid_of    the servers' pids by name: every server recorded there is stopped on exit
 #   server    the release NotesServer binary, built here; or BINARY, another build's, if set (nothing is built)
+#   server_options  the options every server is started with, from the settings they share: EXECUTOR=event-loops
+#             (`--executor event-loops`: Swift concurrency's jobs on NIO's event loops, so that a Hummingbird handler
+#             runs on the event loop that read its request; Vapor's handlers run on an event loop either way), or none
 # and defines `launch`, which starts a server and waits for it (LAUNCH_WAIT seconds at most, 10 unless set), `seed`,
 # and `median`.
 
@@ -17,6 +20,13 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
+
+server_options=()
+case ${EXECUTOR:-} in
+    "") ;;
+    event-loops) server_options=(--executor event-loops) ;;
+    *) echo "EXECUTOR must be event-loops, or unset: $EXECUTOR" >&2; exit 1 ;;
+esac
 
 if [[ -n ${BINARY:-} ]]; then
     [[ -x $BINARY ]] || { echo "BINARY must name a NotesServer binary: $BINARY" >&2; exit 1; }

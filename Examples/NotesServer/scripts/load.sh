@@ -27,9 +27,8 @@
 #   binary out of .build first, since the build below replaces it)
 #   BINARY= (the path of another build's NotesServer, run as "this build" instead of building this package: with
 #   BASELINE, it compares two builds neither of which is this checkout's, such as two commits of the engine)
-#   EXECUTOR= (event-loops: every server runs with `--executor event-loops`, Swift concurrency's jobs on NIO's event
-#   loops, so that a Hummingbird handler runs on the event loop that read its request instead of hopping to the
-#   runtime's pool and back; Vapor's handlers run on the event loop either way. A BASELINE build needs the option too)
+#   EXECUTOR= (event-loops: every server runs with `--executor event-loops`; see common.sh. A BASELINE build needs the
+#   option too)
 #   SERVER_CPUS= CLIENT_CPUS= (CPU lists for `taskset -c`: the servers run on SERVER_CPUS and wrk on CLIENT_CPUS, so
 #   that the two do not take turns on the same cores and evict each other's caches; `SERVER_CPUS=0 CLIENT_CPUS=1` on a
 #   two-core machine gives each server one core, and rounds that spread far less than unpinned ones)
@@ -57,7 +56,6 @@ RELEASE_HOOKS=${RELEASE_HOOKS:-synchronous}
 BY_THREAD=${BY_THREAD:-0}
 BASELINE=${BASELINE:-}
 CALIBRATE=${CALIBRATE:-0}
-EXECUTOR=${EXECUTOR:-}
 HALT_POLL=${HALT_POLL:-0}
 SERVER_CPUS=${SERVER_CPUS:-}
 CLIENT_CPUS=${CLIENT_CPUS:-}
@@ -131,7 +129,7 @@ start() {
     local name=$1 binary=$server wiring=${1#*-} extra=()
     if [[ $wiring == baseline ]]; then binary=$BASELINE wiring=arbor; fi
     if [[ $wiring == calibrated ]]; then wiring=manual extra=(--calibrate request_scope); fi
-    if [[ -n $EXECUTOR ]]; then extra+=(--executor "$EXECUTOR"); fi
+    extra+=("${server_options[@]}")
     launch "$name" "${port_of[$name]}" "${server_prefix[@]}" "$binary" --framework "${name%-*}" --wiring "$wiring" \
         --hostname 127.0.0.1 --port "${port_of[$name]}" --release-hooks "$RELEASE_HOOKS" "${extra[@]}"
 }

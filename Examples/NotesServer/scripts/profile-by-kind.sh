@@ -23,6 +23,7 @@
 #   FRAMEWORKS="hummingbird vapor"
 #   SERVER_CPUS=0  CLIENT_CPUS=1  RELEASE_HOOKS=synchronous
 #   BINARY= (another build's NotesServer to profile instead of building this one)
+#   EXECUTOR= (event-loops: each server runs with `--executor event-loops`; see common.sh)
 # Needs perf (`apt-get install -y linux-perf`, and `kernel.perf_event_paranoid` at 2 or less), wrk, taskset, curl and
 # awk; Linux.
 set -euo pipefail
@@ -51,7 +52,7 @@ source "$package/scripts/common.sh"
 # start FRAMEWORK WIRING PORT: starts the server on SERVER_CPUS and waits until it answers.
 start() {
     launch "$1-$2" "$3" taskset -c "$SERVER_CPUS" "$server" --framework "$1" --wiring "$2" --hostname 127.0.0.1 \
-        --port "$3" --release-hooks "$RELEASE_HOOKS"
+        --port "$3" --release-hooks "$RELEASE_HOOKS" "${server_options[@]}"
 }
 
 echo "wrk.headers['X-User'] = 'load'" >"$work/user.lua"
