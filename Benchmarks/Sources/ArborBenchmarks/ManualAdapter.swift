@@ -81,13 +81,11 @@ struct ManualAdapter: LibraryAdapter {
     }
 
     func requestScope() -> () throws -> NoteHandler {
-        let app = AppServices()
-        return { app.handle(RequestInfo(id: 1), CurrentUser(name: "ann")) }
+        HandWiredRequestScope.operation()
     }
 
     func concurrentRequestScope() -> @Sendable () throws -> NoteHandler {
-        let app = AppServices()
-        return { app.handle(RequestInfo(id: 1), CurrentUser(name: "ann")) }
+        HandWiredRequestScope.operation()
     }
 
     func requestScopePerContainer() -> () throws -> NoteHandler {
@@ -174,22 +172,6 @@ private final class WeakCache<Instance: AnyObject> {
 private final class SendableWeakReference<Instance: AnyObject & Sendable>: Sendable {
     weak let instance: Instance?
     init(_ instance: Instance) { self.instance = instance }
-}
-
-/// The app-wide services of the request model, and the hand-written graph of one request.
-private struct AppServices {
-    let settings = AppSettings()
-    let pool = ConnectionPool()
-    let metrics = Metrics()
-
-    func handle(_ request: RequestInfo, _ user: CurrentUser) -> NoteHandler {
-        let unitOfWork = UnitOfWork(pool: pool, request: request)
-        let service = NoteService(
-            repository: NoteRepository(unitOfWork: unitOfWork, settings: settings),
-            audit: AuditLog(user: user, metrics: metrics, unitOfWork: unitOfWork),
-            user: user)
-        return NoteHandler(service: service, request: request, settings: settings)
-    }
 }
 
 /// The smallest hand-written child scope: its parent and its own instances by type.

@@ -149,3 +149,27 @@ enum RequestScopeOperation {
         }
     }
 }
+
+/// The `request_scope` operation wired by hand: the same graph made with its initialisers, no container. (The
+/// benchmark's `manual` library runs it; the notes server's `--calibrate hand_wired` runs it once a request.)
+struct HandWiredRequestScope: Sendable {
+    let settings = AppSettings()
+    let pool = ConnectionPool()
+    let metrics = Metrics()
+
+    /// One request's graph, from its two values.
+    func handle(_ request: RequestInfo, _ user: CurrentUser) -> NoteHandler {
+        let unitOfWork = UnitOfWork(pool: pool, request: request)
+        let service = NoteService(
+            repository: NoteRepository(unitOfWork: unitOfWork, settings: settings),
+            audit: AuditLog(user: user, metrics: metrics, unitOfWork: unitOfWork),
+            user: user)
+        return NoteHandler(service: service, request: request, settings: settings)
+    }
+
+    /// The operation, one request a call.
+    static func operation() -> @Sendable () throws -> NoteHandler {
+        let app = HandWiredRequestScope()
+        return { app.handle(RequestInfo(id: 1), CurrentUser(name: "ann")) }
+    }
+}
