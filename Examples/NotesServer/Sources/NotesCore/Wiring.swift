@@ -66,6 +66,19 @@ public struct NotesAssembly: Assembly {
     }
 }
 
+/// What a calibrating server runs once a request besides its own work (`NotesServer --calibrate OPERATION`).
+public enum CalibrationOperation: String, CaseIterable, Sendable {
+    /// The benchmark's `request_scope` operation, with Arbor.
+    case requestScope = "request_scope"
+    /// The same graph made by hand, with its initialisers and no container: what the other operations' graphs cost
+    /// without their containers.
+    case handWired = "hand_wired"
+    /// The same operation with ``DictionaryScope``, a container of dictionaries written by hand, as most would.
+    case dictionaryScope = "dictionary_scope"
+    /// The same operation with ``ArrayScope``, that container tuned: no hashing, no exclusivity checks.
+    case arrayScope = "array_scope"
+}
+
 /// The app-wide services, made once: what the Arbor wiring registers as `.permanent` (and the `.weak` renderer).
 public final class ManualServices: Sendable {
     /// The notes.
@@ -77,12 +90,12 @@ public final class ManualServices: Sendable {
     /// The activity log.
     public let log: ActivityLog
     private let renderer = WeakShared { NoteRenderer() }
-    /// The benchmark's `request_scope` operation, on an app container of its own, when the server measures what that
-    /// operation costs inside a request (``calibrating()``); `nil` otherwise.
+    /// The benchmark's `request_scope` operation (or its hand-written twin), on an app container of its own, when the
+    /// server measures what that operation costs inside a request (``calibrating(_:)``); `nil` otherwise.
     let calibration: (@Sendable () throws -> NoteHandler)?
     private let calibrations = Atomic(0)
 
-    /// How many times these services ran the `request_scope` operation: once a request when they calibrate, or 0.
+    /// How many times these services ran the calibration's operation: once a request when they calibrate, or 0.
     public var calibrationsRun: Int { calibrations.load(ordering: .relaxed) }
 
     /// Makes the services; pass your own to replace one, as a test would.
@@ -109,20 +122,31 @@ public final class ManualServices: Sendable {
     /// The services of a hand-wired server that also runs, at the start of every request, the operation the
     /// benchmark's `request_scope` row measures (a child container, two instances registered in it, a graph of ten
     /// objects resolved, the child closed: `Benchmarks/Sources/ArborBenchmarks/RequestScopeModel.swift`, the same
-    /// file). `NotesServer --calibrate request_scope` serves with them, so that `scripts/load.sh` (`CALIBRATE=1`) can
-    /// measure what that operation costs inside a request on the machine at hand, beside what the Arbor wiring costs.
+    /// file), or that operation without Arbor (``CalibrationOperation``).
+    /// `NotesServer --calibrate OPERATION` serves with them, so that `scripts/load.sh` (`CALIBRATE=1`) can measure what
+    /// the operation costs inside a request on the machine at hand, beside what the Arbor wiring costs.
     ///
     /// ```swift
-    /// let services = try ManualServices.calibrating()
+    /// let services = try ManualServices.calibrating(.requestScope)
     /// VaporNotesApplication.manual(app, services: services)
     /// ```
-    public static func calibrating() throws -> ManualServices {
-        ManualServices(
+    public static func calibrating(_ operation: CalibrationOperation = .requestScope) throws -> ManualServices {
+        let calibration: @Sendable () throws -> NoteHandler =
+            switch operation {
+            case .requestScope: RequestScopeOperation.operation(in: try RequestScopeOperation.makeApp())
+            case .handWired: HandWiredRequestScope.operation()
+            case .dictionaryScope:
+                HandWrittenScopeOperation<DictionaryScope>.operation(
+                    in: HandWrittenScopeOperation<DictionaryScope>.makeApp())
+            case .arrayScope:
+                HandWrittenScopeOperation<ArrayScope>.operation(in: HandWrittenScopeOperation<ArrayScope>.makeApp())
+            }
+        return ManualServices(
             store: NoteStore(), clock: SystemWallClock(), ids: RandomIDGenerator(), log: ActivityLog(),
-            calibration: RequestScopeOperation.operation(in: try RequestScopeOperation.makeApp()))
+            calibration: calibration)
     }
 
-    /// Runs the `request_scope` operation once, if these services calibrate.
+    /// Runs the calibration's operation once, if these services calibrate.
     func calibrate() {
         guard let calibration else { return }
         do {
@@ -130,7 +154,7 @@ public final class ManualServices: Sendable {
             precondition(handler.isWired, "the calibration's request graph is wired wrong")
             calibrations.add(1, ordering: .relaxed)
         } catch {
-            preconditionFailure("the calibration's request_scope operation failed: \(error)")
+            preconditionFailure("the calibration's operation failed: \(error)")
         }
     }
 

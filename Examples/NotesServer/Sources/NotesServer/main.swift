@@ -1,5 +1,6 @@
 // The notes server: `NotesServer [--framework hummingbird|vapor] [--wiring arbor|manual] [--hostname 127.0.0.1]
-// [--port 8080] [--release-hooks synchronous|awaited] [--calibrate request_scope] [--executor event-loops]`.
+// [--port 8080] [--release-hooks synchronous|awaited]
+// [--calibrate request_scope|hand_wired|dictionary_scope|array_scope] [--executor event-loops]`.
 
 import Dispatch
 import Foundation
@@ -15,8 +16,10 @@ import Vapor
 let usage = """
     usage: NotesServer [--framework hummingbird|vapor] [--wiring arbor|manual] [--hostname 127.0.0.1] [--port 8080]
                        [--release-hooks synchronous|awaited]   (how Vapor's Arbor wiring closes a request's child)
-                       [--calibrate request_scope]   (the manual wiring also runs the benchmark's request_scope
-                                                      operation in every request: what load.sh's CALIBRATE=1 measures)
+                       [--calibrate request_scope|hand_wired|dictionary_scope|array_scope]   (the manual wiring
+                            also runs the benchmark's request_scope operation in every request: with Arbor, by hand
+                            without a container, or with a container written by hand of dictionaries or of arrays;
+                            what load.sh's CALIBRATE=1 measures)
                        [--executor event-loops]   (Swift concurrency's jobs run on NIO's event loops: a
                                                    Hummingbird handler on the one that read its request)
     """
@@ -30,7 +33,7 @@ var wiring = Wiring.arbor
 var hostname = "127.0.0.1"
 var port = 8080
 var releaseHooks = "synchronous"
-var calibrate = false
+var calibration: CalibrationOperation?
 var eventLoopsRunTasks = false
 
 var arguments = CommandLine.arguments.dropFirst()
@@ -46,8 +49,8 @@ while let option = arguments.popFirst() {
         port = Int(value)!
     case ("--release-hooks", let value?) where ["awaited", "synchronous"].contains(value):
         releaseHooks = value
-    case ("--calibrate", "request_scope"):
-        calibrate = true
+    case ("--calibrate", let value?) where CalibrationOperation(rawValue: value) != nil:
+        calibration = CalibrationOperation(rawValue: value)!
     case ("--executor", "event-loops"):
         eventLoopsRunTasks = true
     case ("--help", _), ("-h", _):
@@ -59,7 +62,7 @@ while let option = arguments.popFirst() {
     }
 }
 
-if calibrate, wiring != .manual {
+if calibration != nil, wiring != .manual {
     print("NotesServer: --calibrate needs --wiring manual")
     exit(64)
 }
@@ -71,16 +74,18 @@ if eventLoopsRunTasks, !NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGro
     exit(1)
 }
 print(
-    "NotesServer: \(framework.rawValue), \(wiring.rawValue) wiring\(calibrate ? " with request_scope" : "")"
+    "NotesServer: \(framework.rawValue), \(wiring.rawValue) wiring\(calibration.map { " with \($0.rawValue)" } ?? "")"
         + "\(eventLoopsRunTasks ? ", tasks on the event loops" : ""),"
         + " http://\(hostname):\(port)")
 
 /// Runs the server until it stops.
 func serve(
-    _ framework: Framework, _ wiring: Wiring, hostname: String, port: Int, releaseHooks: String, calibrate: Bool
+    _ framework: Framework, _ wiring: Wiring, hostname: String, port: Int, releaseHooks: String,
+    calibration: CalibrationOperation?
 ) async throws {
-    // With `--calibrate`, the hand wiring runs the benchmark's request_scope operation in every request.
-    let services = calibrate ? try ManualServices.calibrating() : ManualServices()
+    // With `--calibrate`, the hand wiring runs the benchmark's request_scope operation (or its hand-written twin) in
+    // every request.
+    let services = try calibration.map(ManualServices.calibrating) ?? ManualServices()
     switch framework {
     case .hummingbird:
         let configuration = ApplicationConfiguration(address: .hostname(hostname, port: port))
@@ -109,10 +114,10 @@ func serve(
 // profile it, which it cannot do with the runtime's main-thread loop.
 let stopped = DispatchSemaphore(value: 0)
 let failure = NIOLockedValueBox<(any Error)?>(nil)
-Task.detached { [framework, wiring, hostname, port, releaseHooks, calibrate] in
+Task.detached { [framework, wiring, hostname, port, releaseHooks, calibration] in
     do {
         try await serve(
-            framework, wiring, hostname: hostname, port: port, releaseHooks: releaseHooks, calibrate: calibrate)
+            framework, wiring, hostname: hostname, port: port, releaseHooks: releaseHooks, calibration: calibration)
     } catch {
         failure.withLockedValue { $0 = error }
     }

@@ -73,8 +73,10 @@ struct TestServer: Sendable {
     let releases = ReleaseRecorder()
 
     /// A server; an Arbor-wired one serves from a child of `app` that records its units of work's releases. A
-    /// hand-wired one that `calibrates` also runs the benchmark's `request_scope` operation in every request.
-    init(_ setup: Setup, app: Container = NotesAssembly.makeContainer(), calibrates: Bool = false) throws {
+    /// hand-wired one with a `calibration` also runs that operation in every request.
+    init(
+        _ setup: Setup, app: Container = NotesAssembly.makeContainer(), calibration: CalibrationOperation? = nil
+    ) throws {
         self.setup = setup
         switch setup.wiring {
         case .arbor:
@@ -87,7 +89,7 @@ struct TestServer: Sendable {
             log = try root.resolve(ActivityLog.self)
             store = try root.resolve(NoteStore.self)
         case .manual:
-            let services = calibrates ? try ManualServices.calibrating() : ManualServices()
+            let services = try calibration.map(ManualServices.calibrating) ?? ManualServices()
             self.root = nil
             self.services = services
             log = services.log
