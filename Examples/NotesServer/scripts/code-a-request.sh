@@ -18,7 +18,8 @@
 # Settings, from the environment:
 #   REQUESTS=300  WARMUP=300  PORT=8101  FRAMEWORKS="hummingbird vapor"  WIRINGS="arbor manual"
 #   (add `calibrated` to WIRINGS for the hand wiring with `--calibrate request_scope`: a request that also runs the
-#   benchmark's request_scope operation, as `load.sh`'s CALIBRATE=1 measures it)
+#   benchmark's request_scope operation, as `load.sh`'s CALIBRATE=1 measures it; `calibrated_hand_wired`,
+#   `calibrated_dictionary_scope` or `calibrated_array_scope` for that operation without Arbor, see common.sh)
 #   RELEASE_HOOKS=synchronous  FUNCTIONS=15 (how many of Arbor's functions to list; 0 for none)
 #   BINARY= (another build's NotesServer to count instead of building this one)
 #   EXECUTOR= (event-loops: each server runs with `--executor event-loops`; see common.sh)
@@ -87,12 +88,11 @@ printf '%-12s %-10s %14s %18s %18s %18s\n' framework wiring instructions "lines,
 for framework in $FRAMEWORKS; do
     for wiring in $WIRINGS; do
         out="$work/$framework-$wiring.callgrind"
-        wiring_options=(--wiring "$wiring")
-        if [[ $wiring == calibrated ]]; then wiring_options=(--wiring manual --calibrate request_scope); fi
-        wiring_options+=("${server_options[@]}")
+        wiring_options "$wiring"
+        arguments=("${options[@]}" "${server_options[@]}")
         launch "$framework-$wiring" "$PORT" valgrind --tool=callgrind --dump-instr=yes "${simulation[@]}" \
             --callgrind-out-file="$out" \
-            "$work/NotesServer" --framework "$framework" "${wiring_options[@]}" --hostname 127.0.0.1 --port "$PORT" \
+            "$work/NotesServer" --framework "$framework" "${arguments[@]}" --hostname 127.0.0.1 --port "$PORT" \
             --release-hooks "$RELEASE_HOOKS"
         id=$(seed "$PORT")
         send "$PORT" "/notes/$id" "$WARMUP"

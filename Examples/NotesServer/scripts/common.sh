@@ -6,8 +6,13 @@
 #   server_options  the options every server is started with, from the settings they share: EXECUTOR=event-loops
 #             (`--executor event-loops`: Swift concurrency's jobs on NIO's event loops, so that a Hummingbird handler
 #             runs on the event loop that read its request; Vapor's handlers run on an event loop either way), or none
-# and defines `launch`, which starts a server and waits for it (LAUNCH_WAIT seconds at most, 10 unless set), `seed`,
-# and `median`.
+#   calibrations  the operations a `calibrated_OP` server runs once a request besides the hand wiring's own work
+#             (`--wiring manual --calibrate OP`), from CALIBRATION, one or more of: request_scope (the benchmark's
+#             operation with Arbor, the default), hand_wired (its graph made by hand, no container), dictionary_scope
+#             and array_scope (the operation with a container written by hand, of dictionaries or of arrays:
+#             `Sources/NotesCore/HandWrittenScope.swift`)
+# and defines `launch`, which starts a server and waits for it (LAUNCH_WAIT seconds at most, 10 unless set),
+# `wiring_options`, `seed` and `median`.
 
 work="$(mktemp -d)"
 declare -A pid_of=()
@@ -27,6 +32,14 @@ case ${EXECUTOR:-} in
     event-loops) server_options=(--executor event-loops) ;;
     *) echo "EXECUTOR must be event-loops, or unset: $EXECUTOR" >&2; exit 1 ;;
 esac
+
+calibrations=${CALIBRATION:-request_scope}
+for operation in $calibrations; do
+    case $operation in
+        request_scope | hand_wired | dictionary_scope | array_scope) ;;
+        *) echo "CALIBRATION names request_scope, hand_wired, dictionary_scope or array_scope: $operation" >&2; exit 1 ;;
+    esac
+done
 
 if [[ -n ${BINARY:-} ]]; then
     [[ -x $BINARY ]] || { echo "BINARY must name a NotesServer binary: $BINARY" >&2; exit 1; }
@@ -59,6 +72,16 @@ launch() {
     echo "The $name server did not answer on port $port:" >&2
     cat "$work/$name.log" >&2
     exit 1
+}
+
+# wiring_options WIRING: the server's options for a wiring: arbor, manual, or calibrated_OP (the hand wiring that also
+# runs OP once a request; `calibrated` alone is calibrated_request_scope). Sets the array `options`.
+wiring_options() {
+    case $1 in
+        calibrated) options=(--wiring manual --calibrate request_scope) ;;
+        calibrated_*) options=(--wiring manual --calibrate "${1#calibrated_}") ;;
+        *) options=(--wiring "$1") ;;
+    esac
 }
 
 # seed PORT [COUNT]: adds COUNT notes (1 unless given) to the server on PORT, and prints the last one's id.

@@ -22,6 +22,11 @@
 #   operation in every request, `--calibrate request_scope`, in the same rounds: the table adds what that operation
 #   costs inside a request on this machine, and Arbor's extra as a multiple of it. The benchmark runs it in a loop, with
 #   its code in the core's caches; a server runs it once between everything else a request runs)
+#   CALIBRATION=request_scope (the operations calibrated servers run, one server each, in the same rounds: also
+#   hand_wired, the operation's graph made by hand without a container, and dictionary_scope and array_scope, the
+#   operation with a container written by hand, of dictionaries or of arrays, without Arbor's locks, checks and hooks;
+#   see common.sh. The table adds each one's requests per second as a fraction of the hand wiring's)
+#   WORKLOADS="show mixed" (the loads measured, in that order)
 #   BASELINE= (the path of another build's NotesServer: its Arbor wiring runs as a third server of each framework, in
 #   the same rounds, and the table adds this build's requests per second and CPU a request against it; copy the
 #   binary out of .build first, since the build below replaces it)
@@ -52,6 +57,7 @@ SLICE=${SLICE:-3s}
 PORT=${PORT:-8081}
 NOTES=${NOTES:-20}
 FRAMEWORKS=${FRAMEWORKS:-hummingbird vapor}
+WORKLOADS=${WORKLOADS:-show mixed}
 RELEASE_HOOKS=${RELEASE_HOOKS:-synchronous}
 BY_THREAD=${BY_THREAD:-0}
 BASELINE=${BASELINE:-}
@@ -64,7 +70,10 @@ if [[ -n $BASELINE ]]; then
     [[ -x $BASELINE ]] || { echo "BASELINE must name a NotesServer binary: $BASELINE" >&2; exit 1; }
     wirings="$wirings baseline"
 fi
-if [[ $CALIBRATE == 1 ]]; then wirings="$wirings calibrated"; fi
+
+for workload in $WORKLOADS; do
+    [[ $workload == show || $workload == mixed ]] || { echo "WORKLOADS names show or mixed: $workload" >&2; exit 1; }
+done
 
 package="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 for tool in wrk curl awk; do
@@ -81,6 +90,11 @@ fi
 
 # shellcheck source=common.sh
 source "$package/scripts/common.sh"
+calibrated_operations=""
+if [[ $CALIBRATE == 1 ]]; then
+    calibrated_operations=$calibrations
+    for operation in $calibrations; do wirings="$wirings calibrated_$operation"; done
+fi
 if [[ $HALT_POLL == 1 ]]; then
     halt_poll=/sys/module/haltpoll/parameters
     if [[ ! -w $halt_poll/guest_halt_poll_ns ]]; then
@@ -103,7 +117,7 @@ if [[ $HALT_POLL == 1 ]]; then
     echo "== Idle cores poll for up to 1 ms before they halt (HALT_POLL=1; was: ${halt_poll_saved[*]})"
 fi
 # A server is named FRAMEWORK-WIRING (hummingbird-arbor, vapor-manual, …); FRAMEWORK-baseline is the Arbor wiring of
-# the BASELINE build, FRAMEWORK-calibrated the hand wiring with `--calibrate request_scope`.
+# the BASELINE build, FRAMEWORK-calibrated_OP the hand wiring with `--calibrate OP`.
 declare -A port_of=()
 next_port=$PORT
 for framework in $FRAMEWORKS; do
@@ -126,12 +140,11 @@ LUA
 
 # start SERVER: starts the server (FRAMEWORK-WIRING) and waits until it answers.
 start() {
-    local name=$1 binary=$server wiring=${1#*-} extra=()
+    local name=$1 binary=$server wiring=${1#*-}
     if [[ $wiring == baseline ]]; then binary=$BASELINE wiring=arbor; fi
-    if [[ $wiring == calibrated ]]; then wiring=manual extra=(--calibrate request_scope); fi
-    extra+=("${server_options[@]}")
-    launch "$name" "${port_of[$name]}" "${server_prefix[@]}" "$binary" --framework "${name%-*}" --wiring "$wiring" \
-        --hostname 127.0.0.1 --port "${port_of[$name]}" --release-hooks "$RELEASE_HOOKS" "${extra[@]}"
+    wiring_options "$wiring"
+    launch "$name" "${port_of[$name]}" "${server_prefix[@]}" "$binary" --framework "${name%-*}" "${options[@]}" \
+        --hostname 127.0.0.1 --port "${port_of[$name]}" --release-hooks "$RELEASE_HOOKS" "${server_options[@]}"
 }
 
 # measure SERVER DURATION PATH…: runs wrk against that server; prints "requests/second requests cpu-µs/request
@@ -208,7 +221,7 @@ echo "   mixed: GET /notes/:id, GET /notes, GET /notes/:id, GET /notes/export (3
 echo "   cpu µs/req: the server's CPU time per request; its ratio is manual/arbor, so both ratios read 'arbor as a"
 echo "   fraction of manual' (1.0 = as fast)"
 for framework in $FRAMEWORKS; do
-    for workload in show mixed; do
+    for workload in $WORKLOADS; do
         for wiring in $wirings; do
             measure "$framework-$wiring" 3s $(paths "$framework-$wiring" "$workload") >/dev/null
         done
@@ -218,14 +231,17 @@ for framework in $FRAMEWORKS; do
         : >"$work/extra-system-$framework-$workload"
         : >"$work/baseline-rates-$framework-$workload"
         : >"$work/baseline-extra-$framework-$workload"
-        : >"$work/calibrated-extra-$framework-$workload"
+        for operation in $calibrations; do
+            : >"$work/calibrated-extra-$operation-$framework-$workload"
+            : >"$work/calibrated-rates-$operation-$framework-$workload"
+        done
     done
 done
 printf '\n%-11s %-6s %-6s %12s %12s %8s %14s %15s %8s\n' framework round load "arbor req/s" "manual req/s" ratio \
     "arbor cpu µs" "manual cpu µs" ratio
 for round in $(seq "$ROUNDS"); do
     for framework in $FRAMEWORKS; do
-        for workload in show mixed; do
+        for workload in $WORKLOADS; do
             order=$wirings
             if ((round % 2 == 0)); then order=$(tr ' ' '\n' <<<"$wirings" | tac | tr '\n' ' '); fi
             declare -A rate=() cost=() system=()
@@ -253,13 +269,17 @@ for round in $(seq "$ROUNDS"); do
                     "$(tail -1 "$work/baseline-rates-$framework-$workload")×" \
                     "$(tail -1 "$work/baseline-extra-$framework-$workload")"
             fi
-            if [[ $CALIBRATE == 1 ]]; then
-                awk -v c="${cost[calibrated]}" -v m="${cost[manual]}" 'BEGIN { printf "%.1f\n", c - m }' \
-                    >>"$work/calibrated-extra-$framework-$workload"
-                printf '%-11s %-6s %-6s %12.0f %12s %8s %14s   request_scope in a request: %+.1f µs CPU\n' \
-                    "" "" "" "${rate[calibrated]}" "(calibrated)" "" "${cost[calibrated]}" \
-                    "$(tail -1 "$work/calibrated-extra-$framework-$workload")"
-            fi
+            for operation in $calibrated_operations; do
+                calibrated=calibrated_$operation
+                awk -v c="${cost[$calibrated]}" -v m="${cost[manual]}" 'BEGIN { printf "%.1f\n", c - m }' \
+                    >>"$work/calibrated-extra-$operation-$framework-$workload"
+                awk -v c="${rate[$calibrated]}" -v m="${rate[manual]}" 'BEGIN { printf "%.3f\n", c / m }' \
+                    >>"$work/calibrated-rates-$operation-$framework-$workload"
+                printf '%-11s %-6s %-6s %12.0f %12s %8s %14s   %s in a request: %+.1f µs CPU, %s× the req/s\n' \
+                    "" "" "" "${rate[$calibrated]}" "(calibrated)" "" "${cost[$calibrated]}" "$operation" \
+                    "$(tail -1 "$work/calibrated-extra-$operation-$framework-$workload")" \
+                    "$(tail -1 "$work/calibrated-rates-$operation-$framework-$workload")"
+            done
             if [[ $BY_THREAD == 1 ]]; then
                 for wiring in arbor manual; do
                     echo "  $wiring, by thread:"
@@ -271,7 +291,7 @@ for round in $(seq "$ROUNDS"); do
 done
 echo
 for framework in $FRAMEWORKS; do
-    for workload in show mixed; do
+    for workload in $WORKLOADS; do
         echo "median, $framework $workload: requests/second arbor/manual $(median <"$work/rates-$framework-$workload")," \
             "CPU per request manual/arbor $(median <"$work/costs-$framework-$workload")," \
             "extra CPU per request $(median <"$work/extra-$framework-$workload") µs" \
@@ -281,13 +301,15 @@ for framework in $FRAMEWORKS; do
                 "$(median <"$work/baseline-rates-$framework-$workload")×, CPU per request" \
                 "$(median <"$work/baseline-extra-$framework-$workload" | awk '{ printf "%+.1f", $1 }') µs"
         fi
-        if [[ $CALIBRATE == 1 ]]; then
-            echo "median, $framework $workload: the benchmark's request_scope in a request:" \
-                "$(median <"$work/calibrated-extra-$framework-$workload") µs CPU; Arbor's extra is" \
+        for operation in $calibrated_operations; do
+            echo "median, $framework $workload: the benchmark's operation, $operation, in a request:" \
+                "$(median <"$work/calibrated-extra-$operation-$framework-$workload") µs CPU," \
+                "$(median <"$work/calibrated-rates-$operation-$framework-$workload")× the hand wiring's requests/second;" \
+                "Arbor's extra is" \
                 "$(awk -v a="$(median <"$work/extra-$framework-$workload")" \
-                    -v c="$(median <"$work/calibrated-extra-$framework-$workload")" \
+                    -v c="$(median <"$work/calibrated-extra-$operation-$framework-$workload")" \
                     'BEGIN { if (c > 0) printf "%.2f", a / c; else printf "n/a" }')× it"
-        fi
+        done
     done
 done
 
