@@ -1,6 +1,6 @@
 // The least a container per request can do, written by hand twice: floors for what any container costs in a request,
 // to set beside Arbor's (`NotesServer --calibrate dictionary_scope|array_scope`, `scripts/load.sh` with
-// `CALIBRATE=1 CALIBRATION=…`; the README's "Where it stands").
+// `CALIBRATE=1 CALIBRATION=…`; the README's "A floor, written by hand").
 
 /// A container with nothing but look-ups by type: a child looks in its own instances, then its parents'. No lock, no
 /// cycle check, no errors (a missing service stops the process), no release hooks, no close: what is left when every

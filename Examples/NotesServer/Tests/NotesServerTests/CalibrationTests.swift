@@ -2,7 +2,7 @@ import NotesCore
 import Testing
 
 /// `NotesServer --calibrate OPERATION`, which `scripts/load.sh` starts with `CALIBRATE=1`: the hand wiring, running the
-/// benchmark's `request_scope` operation (or its hand-written twin, `CALIBRATION=dictionary_scope|array_scope`) in
+/// benchmark's `request_scope` operation (or a twin without Arbor: `hand_wired`, `dictionary_scope`, `array_scope`) in
 /// every request besides its own work.
 @Suite struct CalibrationTests {
     @Test(arguments: Framework.allCases, [nil] + CalibrationOperation.allCases)
