@@ -231,7 +231,7 @@ for framework in $FRAMEWORKS; do
         : >"$work/extra-system-$framework-$workload"
         : >"$work/baseline-rates-$framework-$workload"
         : >"$work/baseline-extra-$framework-$workload"
-        for operation in $calibrations; do
+        for operation in $calibrated_operations; do
             : >"$work/calibrated-extra-$operation-$framework-$workload"
             : >"$work/calibrated-rates-$operation-$framework-$workload"
         done

@@ -1,3 +1,4 @@
+import Foundation
 import NotesCore
 import Testing
 
@@ -15,5 +16,19 @@ import Testing
             #expect(try shown.decode(Note.self) == note)
         }
         #expect(server.services?.calibrationsRun == (calibration == nil ? 0 : 2))
+    }
+
+    /// The load scripts check `CALIBRATION` before they build or start anything, against a list of their own in
+    /// `scripts/common.sh`: it names exactly the operations the server takes.
+    @Test func theScriptsNameTheOperationsTheServerTakes() throws {
+        let common = URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("scripts/common.sh")
+        let script = try String(contentsOf: common, encoding: .utf8)
+        let line = try #require(
+            script.split(separator: "\n").first { $0.hasPrefix("calibration_operations=") },
+            "scripts/common.sh sets calibration_operations")
+        let named = line.split(separator: "=", maxSplits: 1)[1].trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+        #expect(named.split(separator: " ").map(String.init) == CalibrationOperation.allCases.map(\.rawValue))
     }
 }
