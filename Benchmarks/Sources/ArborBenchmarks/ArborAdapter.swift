@@ -149,6 +149,17 @@ struct ArborAdapter: LibraryAdapter {
         RequestScopeOperation.operation(in: try RequestScopeOperation.makeApp())
     }
 
+    func requestValues() throws -> () throws -> AnyObject {
+        let app = try RequestScopeOperation.makeApp()
+        return {
+            let child = app.makeChild()
+            child.register(RequestInfo.self, instance: RequestInfo(id: 1))
+            child.register(CurrentUser.self, instance: CurrentUser(name: "ann"))
+            child.close()
+            return child
+        }
+    }
+
     func concurrentRequestScope() throws -> @Sendable () throws -> NoteHandler {
         RequestScopeOperation.operation(in: try RequestScopeOperation.makeApp())
     }

@@ -84,6 +84,11 @@ struct ManualAdapter: LibraryAdapter {
         HandWiredRequestScope.operation()
     }
 
+    func requestValues() -> () throws -> AnyObject {
+        // Hand-written code needs no child for them: the request's two values, made.
+        { RequestValues() }
+    }
+
     func concurrentRequestScope() -> @Sendable () throws -> NoteHandler {
         HandWiredRequestScope.operation()
     }
@@ -187,4 +192,10 @@ private final class Registry {
     func add<Service: NumberedService>(_: Service.Type) {
         factories[ObjectIdentifier(Service.self)] = { Service() }
     }
+}
+
+/// A request's two values, made, as hand-written code keeps them for the request's handlers.
+private final class RequestValues {
+    let request = RequestInfo(id: 1)
+    let user = CurrentUser(name: "ann")
 }

@@ -51,6 +51,10 @@ protocol LibraryAdapter {
     /// in the root, as one instance per child container, where the library has such a lifetime;
     /// the child registers nothing.
     func requestScopePerContainer() throws -> () throws -> NoteHandler
+    /// `requestScope` without its resolve: make a child of the app's container, give it the request's `RequestInfo`
+    /// and `CurrentUser` as instances, and end the child; returns the child. What a request's child and its two
+    /// values cost before anything is resolved from it: `request_scope` less this row is the resolve.
+    func requestValues() throws -> () throws -> AnyObject
     /// `requestScope` from two threads at once, on one app container: what a server on two cores does. Its figure is
     /// the speed-up over one thread; what the threads share (the app's container, its registrations and permanent
     /// instances) and write to on every request costs it.
@@ -190,6 +194,7 @@ func allScenarios() -> [Scenario] {
         .resolving(
             "request_scope_per_container", expecting: .newInstances, check: { $0.isWired }
         ) { try $0.requestScopePerContainer() },
+        .resolving("request_values", expecting: .newInstances) { try $0.requestValues() },
         Scenario(name: "concurrent_request_scope") { library in
             let operation = try library.concurrentRequestScope()
             try verify(try operation(), try operation(), .newInstances, check: { $0.isWired })

@@ -116,6 +116,12 @@ struct SwinjectAdapter: LibraryAdapter {
         }
     }
 
+    func requestValues() throws -> () throws -> AnyObject {
+        // Swinject has no way to end a child: the child is released when the request drops it.
+        let app = try Self.requestApp()
+        return { Self.requestChild(of: app) }
+    }
+
     func concurrentRequestScope() throws -> @Sendable () throws -> NoteHandler {
         // Swinject's children are not safe from several threads unless each is synchronized: not compared.
         throw NotSupported()
