@@ -152,9 +152,7 @@ struct ArborAdapter: LibraryAdapter {
     func requestValues() throws -> () throws -> AnyObject {
         let app = try RequestScopeOperation.makeApp()
         return {
-            let child = app.makeChild()
-            child.register(RequestInfo.self, instance: RequestInfo(id: 1))
-            child.register(CurrentUser.self, instance: CurrentUser(name: "ann"))
+            let child = RequestScopeOperation.requestChild(of: app)
             child.close()
             return child
         }
