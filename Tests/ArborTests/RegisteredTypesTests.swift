@@ -31,7 +31,7 @@ private func key(_ type: Any.Type) -> ServiceKey {
 /// `defersToParent`): a look-up that needs nothing of a request's child takes its parent's answer, and one that does
 /// reads the child.
 @Suite struct RegisteredTypesTests {
-    /// Two types that share a bit of the type filter: with 64 types and 63 bits there always are two.
+    /// Two types that share a bit of the type filter: with 64 types and 62 bits there always are two.
     private static func typesSharingABit() -> (Any.Type, Any.Type) {
         var seen: [Int: Any.Type] = [:]
         for type in distinctTypes(64) {
@@ -39,7 +39,7 @@ private func key(_ type: Any.Type) -> ServiceKey {
             if let earlier = seen[bit] { return (earlier, type) }
             seen[bit] = type
         }
-        preconditionFailure("64 types in 63 bits share one")
+        preconditionFailure("64 types in 62 bits share one")
     }
 
     @Test func aChildThatRegisteredOneTypeNeedsNothingOfItselfForAnotherWhateverTheirBits() {

@@ -24,6 +24,7 @@ extension Container {
         while let current = container {
             let isSelf = current === self
             current.registry.withLock { registry in
+                registry.fileInstances(in: current)
                 registry.entries.forEach { entry in
                     guard matches(entry.key) else { return }
                     let target = entry.forwardTarget.flatMap { registry.entries[$0] } ?? entry

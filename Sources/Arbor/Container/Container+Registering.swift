@@ -72,9 +72,16 @@ extension Container {
         factory: consuming @escaping @Sendable (any Resolver) throws -> Service
     ) -> Registration<Service> {
         let key = ServiceKey(serviceType: serviceType, name: name, argumentsType: Void.self)
+        let token = RegistrationToken()
+        // A child's instance, usually a request's value, is kept as it was given until something needs its entry
+        // (``PendingInstance``).
+        if !isRoot, name == nil, keepPending(PendingInstance(box: instance, token: token, entryType: entry)) {
+            return Registration(container: self, key: key, token: token)
+        }
         let configuration = EntryConfiguration(
             scope: .permanent, storage: InstanceStorage(holding: instance, owner: self, key: key, publishes: isRoot))
-        return register(key, entry: entry, configuration: configuration, factory: factory)
+        add(entry.init(key: key, token: token, configuration: configuration, factory: factory))
+        return Registration(container: self, key: key, token: token)
     }
 
     private func register<Service>(

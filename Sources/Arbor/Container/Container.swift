@@ -219,13 +219,17 @@ public final class Container: Resolver, @unchecked Sendable {
         Int(bitPattern: ObjectIdentifier(type))
     }
 
-    /// The bit of `registeredTypes` that stands for the type whose ``typeWord(of:)`` is `typeWord`: one of the lower 63
-    /// (the top one is ``ownSettingsBit``), from its metadata's address.
+    /// The bit of `registeredTypes` that stands for the type whose ``typeWord(of:)`` is `typeWord`: one of the lower 62
+    /// (the top two are ``pendingInstancesBit`` and ``ownSettingsBit``), from its metadata's address.
     @inline(__always)
     static func typeBit(of typeWord: Int) -> Int {
         let mixed = UInt(bitPattern: typeWord) &* 0x9E37_79B9_7F4A_7C15
-        return 1 &<< min(Int(mixed &>> 58), 62)
+        return 1 &<< min(Int(mixed &>> 58), 61)
     }
+
+    /// The bit of `registeredTypes` that says the container may keep instance registrations pending
+    /// (``PendingInstance``): set and cleared under the lock, which is what a reader that sees it set then asks.
+    static let pendingInstancesBit = 1 &<< 62
 
     /// The bit of `registeredTypes` that says the container's settings may differ from a new container's.
     static let ownSettingsBit = 1 &<< 63
@@ -279,6 +283,49 @@ public final class Container: Resolver, @unchecked Sendable {
         case 0: firstRegisteredType.store(word)
         case word: break
         default: registeredTypes.store(registeredTypes.load() | Self.typeBit(of: word))
+        }
+    }
+
+    /// Keeps `instance`, an instance registration, pending (``PendingInstance``); `false`, having done nothing, when it
+    /// must be registered as an entry: the container was looked up or has children (threads may have cached what the
+    /// registration changes), is closed or watched, already has the key, or keeps two pending.
+    func keepPending(_ instance: PendingInstance) -> Bool {
+        let key = instance.key
+        return registry.withLock { registry in
+            guard !registry.isLookedUp, !registry.isClosed, registry.diagnostics == nil, childStripesAddress == nil,
+                !registry.pending.contains(key), !registry.hasEntry(for: key),
+                registry.pending.add(instance)
+            else { return false }
+            recordRegistration(of: key.serviceType)
+            registeredTypes.store(registeredTypes.load() | Self.pendingInstancesBit)
+            return true
+        }
+    }
+
+    /// Records that the container keeps no instance pending any more. Call with the lock held.
+    func pendingInstancesFiled() {
+        registeredTypes.store(registeredTypes.load() & ~Self.pendingInstancesBit)
+    }
+
+    /// Whether this container may keep an instance pending under `key` (``PendingInstance``): read without the lock,
+    /// `false` for every key of a type it did not register, and for every key once nothing is pending.
+    @inline(__always)
+    func mayKeepPending(_ key: ServiceKey) -> Bool {
+        let bits = registeredTypes.load()
+        return bits & Self.pendingInstancesBit != 0 && mayRegister(Self.typeWord(of: key.serviceType), bits: bits)
+    }
+
+    /// The instance registered under `key`, a key of `Service` without arguments, if this container keeps it pending
+    /// and is open: a nested resolve's answer, while nothing watches. Throws to send the resolve the usual way, which
+    /// files it. Ask ``mayKeepPending(_:)`` first: the lock, and the error, are for the keys it lets through.
+    func pendingInstance<Service>(_ key: ServiceKey, as _: Service.Type) throws(NotHeld) -> Service {
+        do {
+            return try registry.withLock { registry in
+                guard !registry.isClosed else { throw NotHeld() }
+                return try registry.pending.load(key, as: Service.self)
+            }
+        } catch {
+            throw NotHeld()
         }
     }
 
@@ -370,11 +417,12 @@ public final class Container: Resolver, @unchecked Sendable {
     func lookupForResolution(_ key: ServiceKey, cache: LookupCache?) -> Lookup {
         let version = self.version.loadInTotalOrder()
         var lookup = registry.withLock { registry in
+            let found = registry.lookUp(key, in: self)
             registry.isLookedUp = true
             var lookup = Lookup(
                 version: version, depthLimit: registry.depthLimit, isClosed: registry.isClosed,
                 diagnostics: registry.diagnostics)
-            if let entry = registry.entries.unretainedEntry(for: key) {
+            if let entry = found {
                 entry.withObject { $0.isPublished = true }
                 lookup.found = Found(entry: entry, owner: self)
             }
@@ -432,7 +480,8 @@ public final class Container: Resolver, @unchecked Sendable {
         var container: Container? = self
         while let current = container {
             let keys = current.registry.withLock { registry in
-                registry.entries.values.map(\.key).filter { $0.serviceType == key.serviceType }
+                registry.fileInstances(in: current)
+                return registry.entries.values.map(\.key).filter { $0.serviceType == key.serviceType }
             }
             // Each key described once: a type registered under thousands of names sorts in milliseconds.
             let sorted = keys.map { ($0.description, $0) }.sorted { $0.0 < $1.0 }.map(\.1)
@@ -454,6 +503,7 @@ public final class Container: Resolver, @unchecked Sendable {
     /// registration (a forward of a registration that was replaced or removed is not added).
     func add(_ entry: ServiceEntry, requiring: (key: ServiceKey, token: RegistrationToken)? = nil) {
         let (replaced, retirement, lookedUp) = registry.withLock { registry -> (ServiceEntry?, Retirement, Bool) in
+            registry.fileInstances(in: self)
             if let requiring, registry.entries[requiring.key]?.token != requiring.token {
                 return (nil, Retirement(nil), false)
             }
@@ -483,6 +533,7 @@ public final class Container: Resolver, @unchecked Sendable {
         // The usual `register(…).inObjectScope(…)`: the entry no look-up has found yet changes in place, without
         // the general reconfiguration's copies of its configuration.
         let (changed, replacedStorage) = registry.withLock { registry -> (Bool, InstanceStorage?) in
+            registry.fileInstances(in: self)
             guard let found = registry.entries.unretainedEntry(for: key) else { return (false, nil) }
             return found.withObject { entry in
                 guard entry.token == token, !entry.isPublished else { return (false, nil) }
@@ -517,6 +568,7 @@ public final class Container: Resolver, @unchecked Sendable {
         }
         let (replaced, retirement, unpublished) = registry.withLock {
             registry -> (ServiceEntry?, Retirement, EntryConfiguration?) in
+            registry.fileInstances(in: self)
             guard let entry = registry.entries[key], entry.token == token else { return (nil, Retirement(nil), nil) }
             let storage = entry.storage
             guard entry.isPublished || addingHook != nil else {
@@ -541,6 +593,7 @@ public final class Container: Resolver, @unchecked Sendable {
     /// The scope of the registration a handle refers to, read under the lock (an unpublished entry may change).
     func scope(_ key: ServiceKey, token: RegistrationToken) -> ObjectScope? {
         registry.withLock { registry in
+            registry.fileInstances(in: self)
             guard let entry = registry.entries[key], entry.token == token else { return nil }
             return entry.scope
         }
@@ -550,6 +603,7 @@ public final class Container: Resolver, @unchecked Sendable {
     /// any more.
     var entries: [ServiceEntry] {
         registry.withLock { registry in
+            registry.fileInstances(in: self)
             let entries = registry.entries.values
             for entry in entries { entry.isPublished = true }
             return entries
@@ -559,6 +613,7 @@ public final class Container: Resolver, @unchecked Sendable {
     /// Removes the entries whose keys match.
     func removeEntries(where shouldRemove: (ServiceKey) -> Bool) {
         let (removed, retirement) = registry.withLock { registry in
+            registry.fileInstances(in: self)
             let removed = registry.entries.removeAll(where: shouldRemove)
             for entry in removed { registry.firstRegistered[entry.key] = nil }
             return (removed, Retirement(removed.compactMap(\.storage)))
@@ -579,11 +634,11 @@ public final class Container: Resolver, @unchecked Sendable {
             // Under the lock, with the flag: a thread that reads `isClosed` afterwards (under this lock) then finds its
             // cached look-ups stale, and its resolve throws instead of using them.
             changed()
+            // Pending instances have no hooks, and nothing watches them: they stay as they are, released with the
+            // container, as their factories would keep them if filed. Watched, they are filed, and released here.
+            if registry.diagnostics != nil { registry.fileInstances(in: self) }
             var released: [ReleasedInstance] = []
-            released.reserveCapacity(registry.entries.count + registry.perContainer.count)
-            registry.entries.forEach { entry in
-                if let instance = entry.storage?.releaseLocked() { released.append(instance) }
-            }
+            registry.releaseEntriesLocked(into: &released)
             registry.perContainer.releaseLocked(into: &released)
             if !ReleasedInstance.haveOnlySynchronousHooks(released) {
                 if latch == nil { latch = ReleaseLatch() }

@@ -97,6 +97,15 @@ class ServiceEntry: @unchecked Sendable {
         preconditionFailure("Every entry is a NullaryEntry, an ArgumentsEntry or a ForwardEntry.")
     }
 
+    /// The entry of an instance registration kept pending (``PendingInstance``), made when it is filed, with a
+    /// factory that gives the instance in `box` back, as `register(_:instance:)`'s does. Only ``NullaryEntry`` makes
+    /// one.
+    class func filed(
+        key: ServiceKey, token: RegistrationToken, configuration: EntryConfiguration, box: StoredValue
+    ) -> ServiceEntry {
+        preconditionFailure("Only a NullaryEntry registers an instance.")
+    }
+
     /// A copy with a changed configuration, for the same registration. Keeps the instance storage (and the
     /// instance) while the scope stays. Call with the container's lock held.
     final func reconfigured(in owner: Container, _ change: (inout EntryConfiguration) -> Void) -> ServiceEntry {
@@ -209,6 +218,13 @@ class NullaryEntry<Produced>: ServiceEntry, @unchecked Sendable {
 
     override func with(_ configuration: EntryConfiguration, token: RegistrationToken) -> ServiceEntry {
         NullaryEntry(key: key, token: token, configuration: configuration, factory: factory)
+    }
+
+    override class func filed(
+        key: ServiceKey, token: RegistrationToken, configuration: EntryConfiguration, box: StoredValue
+    ) -> ServiceEntry {
+        let box = UncheckedSendable(box)
+        return Self(key: key, token: token, configuration: configuration) { _ in box.value.load(as: Produced.self) }
     }
 
     /// Calls the factory of `entry`, a `NullaryEntry<Produced>`. The key names the service type exactly, so the

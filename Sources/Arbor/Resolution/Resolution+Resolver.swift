@@ -10,6 +10,10 @@ extension Resolution {
         let key = ServiceKey(serviceType: serviceType, name: name, argumentsType: Void.self)
         guard isUsable() else { return try resolveAsNewResolution(key) { try $0.resolve(serviceType, name: name) } }
         let depth = self.depth + 1
+        // A request's value, kept as it was registered in its child, while nothing watches (``PendingInstance``).
+        if context.withObject({ $0.mayKeepPending(key) }), diagnostics == nil, depth <= maxDepth {
+            do throws(NotHeld) { return try context.object.pendingInstance(key, as: Service.self) } catch {}
+        }
         // The common case inline, while nothing watches: an instance a permanent or weak registration holds.
         let found = find(key, in: context)
         if let found, found.hasHeldStorage {

@@ -127,7 +127,8 @@ extension Container {
         var seen: Set<String?> = []
         for current in chain.reversed() {
             let registered = current.registry.withLock { registry in
-                registry.entries.values.compactMap { entry -> (order: Int, name: String?)? in
+                registry.fileInstances(in: current)
+                return registry.entries.values.compactMap { entry -> (order: Int, name: String?)? in
                     let key = entry.key
                     guard key.serviceType == serviceType, !key.hasArguments else { return nil }
                     return (registry.firstRegistered[key] ?? entry.identity, key.name)

@@ -100,8 +100,11 @@ final class InstanceStorage: @unchecked Sendable {
     }
 
     /// A permanent storage that holds the instance in `box` from the start (`register(_:instance:)`), as if built
-    /// now. The box holds the key's service type.
-    init(holding box: StoredValue, owner: Container, key: ServiceKey, publishes: Bool) {
+    /// now, or — `sequence` given — as if built then. The box holds the key's service type.
+    init(
+        holding box: StoredValue, owner: Container, key: ServiceKey, publishes: Bool,
+        sequence: UInt64 = CreationCoordinator.nextBuildSequence()
+    ) {
         internalInvariant(box.valueType == key.serviceType, "a \(key.serviceType) registered with a \(box.valueType)")
         retention = .strong
         self.key = key
@@ -109,7 +112,7 @@ final class InstanceStorage: @unchecked Sendable {
         ownerReference = Unretained(owner, retainedInChecks: false)
         state = .holding
         valueReference = ManuallyRetained(box)
-        sequence = CreationCoordinator.nextBuildSequence()
+        self.sequence = sequence
         isBuilt = true
         publication = publishes ? PublishedValue() : nil
         publication?.publish(box)
