@@ -79,3 +79,48 @@ struct PendingInstances {
         return [first, second].compactMap { $0 }
     }
 }
+
+extension Container {
+    /// Keeps `instance`, an instance registration, pending (``PendingInstance``); `false`, having done nothing, when it
+    /// must be registered as an entry: the container was looked up or has children (threads may have cached what the
+    /// registration changes), is closed or watched, already has the key, or keeps two pending.
+    func keepPending(_ instance: PendingInstance) -> Bool {
+        let key = instance.key
+        return registry.withLock { registry in
+            guard !registry.isLookedUp, !registry.isClosed, registry.diagnostics == nil, childStripesAddress == nil,
+                !registry.pending.contains(key), !registry.hasEntry(for: key),
+                registry.pending.add(instance)
+            else { return false }
+            recordRegistration(of: key.serviceType)
+            registeredTypes.store(registeredTypes.load() | Self.pendingInstancesBit)
+            return true
+        }
+    }
+
+    /// Records that the container keeps no instance pending any more. Call with the lock held.
+    func pendingInstancesFiled() {
+        registeredTypes.store(registeredTypes.load() & ~Self.pendingInstancesBit)
+    }
+
+    /// Whether this container may keep an instance pending under `key` (``PendingInstance``): read without the lock,
+    /// `false` for every key of a type it did not register, and for every key once nothing is pending.
+    @inline(__always)
+    func mayKeepPending(_ key: ServiceKey) -> Bool {
+        let bits = registeredTypes.load()
+        return bits & Self.pendingInstancesBit != 0 && mayRegister(Self.typeWord(of: key.serviceType), bits: bits)
+    }
+
+    /// The instance registered under `key`, a key of `Service` without arguments, if this container keeps it pending
+    /// and is open: a nested resolve's answer, while nothing watches. Throws to send the resolve the usual way, which
+    /// files it. Ask ``mayKeepPending(_:)`` first: the lock, and the error, are for the keys it lets through.
+    func pendingInstance<Service>(_ key: ServiceKey, as _: Service.Type) throws(NotHeld) -> Service {
+        do {
+            return try registry.withLock { registry in
+                guard !registry.isClosed else { throw NotHeld() }
+                return try registry.pending.load(key, as: Service.self)
+            }
+        } catch {
+            throw NotHeld()
+        }
+    }
+}
