@@ -158,6 +158,15 @@ struct ArborAdapter: LibraryAdapter {
         }
     }
 
+    func requestValueResolved() throws -> () throws -> CurrentUser {
+        let app = try RequestScopeOperation.makeApp()
+        return {
+            let child = RequestScopeOperation.requestChild(of: app)
+            defer { child.close() }
+            return try child.resolve(CurrentUser.self)
+        }
+    }
+
     func concurrentRequestScope() throws -> @Sendable () throws -> NoteHandler {
         RequestScopeOperation.operation(in: try RequestScopeOperation.makeApp())
     }

@@ -89,6 +89,11 @@ struct ManualAdapter: LibraryAdapter {
         { RequestValues() }
     }
 
+    func requestValueResolved() -> () throws -> CurrentUser {
+        // The handler has the user it made.
+        { RequestValues().user }
+    }
+
     func concurrentRequestScope() -> @Sendable () throws -> NoteHandler {
         HandWiredRequestScope.operation()
     }

@@ -55,6 +55,9 @@ protocol LibraryAdapter {
     /// and `CurrentUser` as instances, and end the child; returns the child. What a request's child and its two
     /// values cost before anything is resolved from it: `request_scope` less this row is the resolve.
     func requestValues() throws -> () throws -> AnyObject
+    /// `requestValues` with the request's `CurrentUser` resolved from the child, at the top level, before the child
+    /// ends; returns the user. What a handler's `request.container.resolve(CurrentUser.self)` costs a request.
+    func requestValueResolved() throws -> () throws -> CurrentUser
     /// `requestScope` from two threads at once, on one app container: what a server on two cores does. Its figure is
     /// the speed-up over one thread; what the threads share (the app's container, its registrations and permanent
     /// instances) and write to on every request costs it.
@@ -195,6 +198,7 @@ func allScenarios() -> [Scenario] {
             "request_scope_per_container", expecting: .newInstances, check: { $0.isWired }
         ) { try $0.requestScopePerContainer() },
         .resolving("request_values", expecting: .newInstances) { try $0.requestValues() },
+        .resolving("request_value_resolved", expecting: .newInstances) { try $0.requestValueResolved() },
         Scenario(name: "concurrent_request_scope") { library in
             let operation = try library.concurrentRequestScope()
             try verify(try operation(), try operation(), .newInstances, check: { $0.isWired })

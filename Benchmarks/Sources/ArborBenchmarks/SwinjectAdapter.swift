@@ -122,6 +122,11 @@ struct SwinjectAdapter: LibraryAdapter {
         return { Self.requestChild(of: app) }
     }
 
+    func requestValueResolved() throws -> () throws -> CurrentUser {
+        let app = try Self.requestApp()
+        return { try unwrap(Self.requestChild(of: app).resolve(CurrentUser.self)) }
+    }
+
     func concurrentRequestScope() throws -> @Sendable () throws -> NoteHandler {
         // Swinject's children are not safe from several threads unless each is synchronized: not compared.
         throw NotSupported()
