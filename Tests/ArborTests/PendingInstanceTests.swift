@@ -89,9 +89,35 @@ private final class EventLog: ResolutionObserver, @unchecked Sendable {
         #expect(request.keepsInstancesPending)
     }
 
-    @Test func everythingButANestedResolveFilesThemAsTheRegistrationsTheyAre() throws {
+    @Test func aTopLevelResolveReadsThemAsTheyAre() throws {
+        let request = request(of: makeApp(), filed: false)
+        #expect(try request.resolve(User.self) == User(name: "ann"))
+        #expect(try request.resolve((any RequestID).self).value == "t-ann")
+        #expect(try request.resolve(Handler.self).summary == "ann t-ann")
+        #expect(request.keepsInstancesPending)
+
+        // Not under another type, a name or arguments: those are not registered.
+        #expect(throws: ResolutionError.self) { try request.resolve(Trace.self) }
+        #expect(throws: ResolutionError.self) { try request.resolve(User.self, name: "ann") }
+        #expect(throws: ResolutionError.self) { try request.resolve(User.self, arguments: 1) }
+
+        request.close()
+        #expect(throws: ResolutionError.self) { try request.resolve(User.self) }
+    }
+
+    @Test func aTopLevelAsyncResolveReadsThemAsTheyAre() async throws {
+        let request = request(of: makeApp(), filed: false)
+        #expect(try await request.resolve(User.self) == User(name: "ann"))
+        #expect(try await request.resolve((any RequestID).self).value == "t-ann")
+        #expect(request.keepsInstancesPending)
+        await #expect(throws: ResolutionError.self) { try await request.resolve(Trace.self) }
+
+        request.close()
+        await #expect(throws: ResolutionError.self) { try await request.resolve(User.self) }
+    }
+
+    @Test func everythingButAResolveFilesThemAsTheRegistrationsTheyAre() throws {
         let operations: [(String, (Container) throws -> Void)] = [
-            ("a top-level resolve", { _ = try $0.resolve(User.self) }),
             ("isRegistered", { _ = $0.isRegistered(User.self) }),
             ("resolveAll", { _ = try $0.resolveAll(User.self) }),
             ("an optional resolve", { _ = try $0.resolve(User?.self) }),
@@ -122,6 +148,25 @@ private final class EventLog: ResolutionObserver, @unchecked Sendable {
     @Test func pendingAndFiledInstancesBehaveAlike() throws {
         let scenarios: [(String, (Container, Container) throws -> String)] = [
             ("resolve", { _, request in try request.resolve(Handler.self).summary }),
+            (
+                "the values at the top level",
+                { _, request in
+                    let user = try request.resolve(User.self).name
+                    let id = try request.resolve((any RequestID).self).value
+                    return "\(user) \(id), \(try request.resolve(Handler.self).summary)"
+                }
+            ),
+            (
+                "a value at the top level, closed",
+                { _, request in
+                    request.close()
+                    return outcome { try request.resolve(User.self).name }
+                }
+            ),
+            (
+                "a value at the top level with a name",
+                { _, request in outcome { try request.resolve(User.self, name: "ann").name } }
+            ),
             (
                 "registered again",
                 { _, request in
@@ -239,6 +284,7 @@ private final class EventLog: ResolutionObserver, @unchecked Sendable {
                     let log = EventLog()
                     request.addObserver(log)
                     _ = try request.resolve(Handler.self)
+                    _ = try request.resolve(User.self)
                     request.close()
                     return log.events.joined(separator: "; ")
                 }
@@ -293,6 +339,8 @@ private final class EventLog: ResolutionObserver, @unchecked Sendable {
                         do {
                             let handler = try request.resolve(Handler.self)
                             problems.check(handler.summary == "\(name) t-\(name)", "got \(handler.summary) in \(name)")
+                            let user = try request.resolve(User.self)
+                            problems.check(user.name == name, "got \(user.name) in \(name)")
                         } catch let error as ResolutionError {
                             if case .containerClosed = error.reason { continue }
                             problems.record("\(error)")

@@ -4,13 +4,16 @@ internal import ArborPrimitives
 /// the storage a registration has: a request's values — its user, its identifier — registered in its child before
 /// anything looked the child up.
 ///
-/// A nested resolve of it, while nothing watches (`Resolution.resolve(_:name:)`), reads the box under the container's
-/// lock (`Container.pendingInstance(_:as:)`). Everything else that reads the container's registrations files it first,
-/// as the entry it would have had (``Registry/fileInstances(in:)``): so it behaves as an instance registration in
-/// every way, by construction, and a request that only resolves it pays for neither of the two objects, nor their
-/// look-up, cache slot and release. (Measured: `request_values` 7,479 → 4,631 instructions, `request_scope`
-/// 15,498 → 12,293, and its distinct instructions of Arbor's code 2,447 → 1,919; every nested resolve checks one word
-/// for it, `request_scope_per_container` 19,992 → 20,186.)
+/// A resolve of it, while nothing watches, reads the box under the container's lock: a nested one in
+/// `Resolution.resolve(_:name:)` (`Container.pendingInstance(_:as:)`), a top-level one in its look-up
+/// (`Resolution.lookUpTopLevel`, `Container.pendingBox(_:)`). Everything else that reads the container's registrations
+/// files it first, as the entry it would have had (``Registry/fileInstances(in:)``): so it behaves as an instance
+/// registration in every way, by construction, and a request that only resolves it pays for neither of the two
+/// objects, nor their look-up, cache slot and release. (Measured: `request_values` 7,479 → 4,631 instructions,
+/// `request_scope` 15,498 → 12,293, and its distinct instructions of Arbor's code 2,447 → 1,919; every nested resolve
+/// checks one word for it, `request_scope_per_container` 19,992 → 20,186. Read at the top level too:
+/// `request_value_resolved` 11,188 → 5,003 and 1,982 → 1,073; a top-level look-up the thread's cache does not answer
+/// checks the same word, and one it answers nothing.)
 ///
 /// Only an instance registered without a name is kept so: what a request's values are. Each container's registry keeps
 /// room for two of these, so they are small: three words, the key derived from the box.
@@ -74,6 +77,13 @@ struct PendingInstances {
         throw NotHeld()
     }
 
+    /// The box of the instance under `key`, if there is one.
+    func box(for key: ServiceKey) -> StoredValue? {
+        if let first, first.key == key { return first.box }
+        if let second, second.key == key { return second.box }
+        return nil
+    }
+
     /// Takes every instance out, in the order they were registered.
     mutating func removeAll() -> [PendingInstance] {
         defer { (first, second, count) = (nil, nil, 0) }
@@ -111,17 +121,25 @@ extension Container {
         return bits & Self.pendingInstancesBit != 0 && mayRegister(Self.typeWord(of: key.serviceType), bits: bits)
     }
 
-    /// The instance registered under `key`, a key of `Service` without arguments, if this container keeps it pending
-    /// and is open: a nested resolve's answer, while nothing watches. Throws to send the resolve the usual way, which
-    /// files it. Ask ``mayKeepPending(_:)`` first: the lock, and the error, are for the keys it lets through.
+    /// The instance registered under `key`, a key of `Service` without arguments, if this container keeps it pending,
+    /// is open and nothing watches it (``Registry/mayReadPending``): a nested resolve's answer. Throws to send the
+    /// resolve the usual way, which files it. Ask ``mayKeepPending(_:)`` first: the lock, and the error, are for the
+    /// keys it lets through.
     func pendingInstance<Service>(_ key: ServiceKey, as _: Service.Type) throws(NotHeld) -> Service {
         do {
             return try registry.withLock { registry in
-                guard !registry.isClosed else { throw NotHeld() }
+                guard registry.mayReadPending else { throw NotHeld() }
                 return try registry.pending.load(key, as: Service.self)
             }
         } catch {
             throw NotHeld()
         }
+    }
+
+    /// The box of the instance registered under `key`, if this container keeps it pending, is open and nothing watches
+    /// it: a top-level resolve's answer, read by its look-up (`Resolution.lookUpTopLevel`), which has no `Service`.
+    /// `nil` sends the resolve the usual way, which files it. Ask ``mayKeepPending(_:)`` first.
+    func pendingBox(_ key: ServiceKey) -> StoredValue? {
+        registry.withLock { registry in registry.mayReadPending ? registry.pending.box(for: key) : nil }
     }
 }

@@ -33,6 +33,13 @@ struct Registry {
     /// of a copy made by `validate()`. `nil` when there are neither, which is what resolves check.
     var diagnostics: Diagnostics?
 
+    /// Whether a resolve may read the instances kept pending as they are (``PendingInstance``): the container is open
+    /// and nothing watches it. Otherwise the resolve goes the usual way, which files them.
+    var mayReadPending: Bool {
+        guard !isClosed, case .none = diagnostics else { return false }
+        return true
+    }
+
     /// Whether the settings are a new container's: open, unwatched, with the default depth limit. A critical
     /// section that changes one tells the container (`Container.markSettings(of:)`).
     var hasDefaultSettings: Bool {

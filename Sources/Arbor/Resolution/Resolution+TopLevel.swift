@@ -104,6 +104,7 @@ extension Resolution {
         withCache { $0.beginResolving(in: container) }
         defer { withCache { $0.endResolving() } }
         let lookup = try lookUpTopLevel(key, in: container)
+        if let pending = lookup.pending { return pending.load(as: Service.self) }
         // Fast path: an instance a permanent or weak registration already holds needs no resolution at all, unless
         // something watches. Gated on the shape, which takes per-container registrations in too (their read throws at
         // once): `hasHeldStorage`, which the nested resolve uses to leave them out, cost `transient_leaf` and
@@ -200,6 +201,7 @@ extension Resolution {
         reader?.enter(container.root)
         defer { reader?.exit() }
         let lookup = try lookUpTopLevel(key, in: container)
+        if let pending = lookup.pending { return pending.load(as: Service.self) }
         guard lookup.found != nil || Service.self is any AsyncDerivedService.Type else { return try unregistered() }
         var read = TopLevelRead.notRead
         if arguments == nil, let found = lookup.found, found.shape == .held, lookup.diagnostics == nil {
@@ -217,15 +219,21 @@ extension Resolution {
 
     /// What a top-level resolve needs to know before it begins: where the key is registered, and the settings of
     /// the container it starts in. From the thread's look-up cache, or found under the registries' locks and then
-    /// cached. Throws if the container was closed.
+    /// cached. Throws if the container was closed. Or, with nothing found, the box of the instance the container
+    /// keeps pending under the key (``PendingInstance``), which is the resolve's answer.
     @inline(__always)
     func lookUpTopLevel(
         _ key: ServiceKey,
         in container: Container
-    ) throws -> (found: Found?, depthLimit: Int, diagnostics: Diagnostics?) {
+    ) throws -> (found: Found?, depthLimit: Int, diagnostics: Diagnostics?, pending: StoredValue?) {
         if let hit = withCache({ $0.hit(key, in: container) }) {
             if hit.isClosed { throw closedError(key, in: container, diagnostics: hit.diagnostics) }
-            return (hit.found, hit.depthLimit, hit.diagnostics)
+            return (hit.found, hit.depthLimit, hit.diagnostics, nil)
+        }
+        // A request's value, kept as it was registered in its child, while nothing watches: read as it is, not filed.
+        // No thread has it in its cache: a look-up of it files it.
+        if container.mayKeepPending(key), let box = container.pendingBox(key) {
+            return (nil, Registry.defaultDepthLimit, nil, box)
         }
         // A container with nothing of its own for the key and a new container's settings — a request's child, for
         // the services its root registers — finds what its parent finds: when the thread has that in its cache, take
@@ -234,7 +242,7 @@ extension Resolution {
         if container.defersToParent(key), let parent = container.unretainedParent,
             let hit = withCache({ $0.hit(key, in: parent) })
         {
-            return (hit.found, Registry.defaultDepthLimit, nil)
+            return (hit.found, Registry.defaultDepthLimit, nil, nil)
         }
         let (found, depthLimit, diagnostics, isClosed) = withCache { cache in
             let lookup = container.lookupForResolution(key, cache: cache)
@@ -244,7 +252,7 @@ extension Resolution {
             return (lookup.found, lookup.depthLimit, lookup.diagnostics, lookup.isClosed)
         }
         if isClosed { throw closedError(key, in: container, diagnostics: diagnostics) }
-        return (found, depthLimit, diagnostics)
+        return (found, depthLimit, diagnostics, nil)
     }
 
     /// `.containerClosed` for a top-level resolve of `key` in `container`; observers of the container, if any, see
