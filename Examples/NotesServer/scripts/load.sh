@@ -16,8 +16,9 @@
 #   SLICE=3s  PORT=8081 (the servers take PORT onwards: four, six with BASELINE)  NOTES=20
 #   FRAMEWORKS="hummingbird vapor"
 #   RELEASE_HOOKS=synchronous (or awaited: how the Arbor-wired Vapor server closes a request's child)
-#   BY_THREAD=0 (1: after each round, each wiring's CPU time and context switches a request by kind of thread, the
-#   event loops and the concurrency runtime's pool, from /proc/PID/task; a thread that ends during a run is missed)
+#   BY_THREAD=0 (1: after each round, each server's CPU time and context switches a request by kind of thread, the
+#   event loops and the concurrency runtime's pool, from /proc/PID/task: the calibrated and BASELINE servers' too; a
+#   thread that ends during a run is missed)
 #   CALIBRATE=0 (1: a third server of each framework, the hand wiring that also runs the benchmark's `request_scope`
 #   operation in every request, `--calibrate request_scope`, in the same rounds: the table adds what that operation
 #   costs inside a request on this machine, and Arbor's extra as a multiple of it. The benchmark runs it in a loop, with
@@ -281,9 +282,9 @@ for round in $(seq "$ROUNDS"); do
                     "$(tail -1 "$work/calibrated-rates-$operation-$framework-$workload")"
             done
             if [[ $BY_THREAD == 1 ]]; then
-                for wiring in arbor manual; do
-                    echo "  $wiring, by thread:"
-                    cat "$work/threads-$framework-$wiring"
+                for threads in "$work/threads-$framework-"*; do
+                    echo "  ${threads#"$work/threads-$framework-"}, by thread:"
+                    cat "$threads"
                 done
             fi
         done
