@@ -10,9 +10,11 @@ extension Resolution {
         let key = ServiceKey(serviceType: serviceType, name: name, argumentsType: Void.self)
         guard isUsable() else { return try resolveAsNewResolution(key) { try $0.resolve(serviceType, name: name) } }
         let depth = self.depth + 1
-        // A request's value, kept as it was registered in its child, while nothing watches (``PendingInstance``).
+        // A request's value, kept as it was registered in its child, while nothing watches (``PendingInstance``). Read
+        // through the context borrowed: through `context.object`, a retain and a release of the child each read
+        // (measured: `request_scope` 12,285 → 12,144 instructions).
         if context.withObject({ $0.mayKeepPending(key) }), diagnostics == nil, depth <= maxDepth {
-            do throws(NotHeld) { return try context.object.pendingInstance(key, as: Service.self) } catch {}
+            do { return try context.withObject { try $0.pendingInstance(key, as: Service.self) } } catch {}
         }
         // The common case inline, while nothing watches: an instance a permanent or weak registration holds.
         let found = find(key, in: context)
