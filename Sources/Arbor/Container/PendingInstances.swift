@@ -51,9 +51,7 @@ struct PendingInstances {
     }
 
     private func keysContain(_ key: ServiceKey) -> Bool {
-        if let first, first.key == key { return true }
-        if let second, second.key == key { return true }
-        return false
+        box(for: key) != nil
     }
 
     /// Adds `instance`, whose key is not among them; `false`, having added nothing, when two are kept already.
@@ -69,7 +67,8 @@ struct PendingInstances {
     }
 
     /// The instance under `key`, a key of `Service`; throws when there is none. (Not an optional: in the generic
-    /// resolve that reads it, `Service?` is a look-up of its metadata in the runtime.)
+    /// resolve that reads it, `Service?` is a look-up of its metadata in the runtime. And not through `box(for:)`,
+    /// whose box it would retain and release: measured, `request_scope` 12,145 → 12,340 instructions.)
     @inline(__always)
     func load<Service>(_ key: ServiceKey, as _: Service.Type) throws(NotHeld) -> Service {
         if let first, first.key == key { return first.box.load(as: Service.self) }
@@ -77,7 +76,8 @@ struct PendingInstances {
         throw NotHeld()
     }
 
-    /// The box of the instance under `key`, if there is one.
+    /// The box of the instance under `key`, if there is one: the one place that matches a key with them.
+    @inline(__always)
     func box(for key: ServiceKey) -> StoredValue? {
         if let first, first.key == key { return first.box }
         if let second, second.key == key { return second.box }
