@@ -19,7 +19,8 @@
 #   REQUESTS=300  WARMUP=300  PORT=8101  FRAMEWORKS="hummingbird vapor"  WIRINGS="arbor manual"
 #   (add `calibrated` to WIRINGS for the hand wiring with `--calibrate request_scope`: a request that also runs the
 #   benchmark's request_scope operation, as `load.sh`'s CALIBRATE=1 measures it; `calibrated_hand_wired`,
-#   `calibrated_dictionary_scope` or `calibrated_array_scope` for that operation without Arbor, see common.sh)
+#   `calibrated_dictionary_scope` or `calibrated_array_scope` for that operation without Arbor, and
+#   `calibrated_notes_request` for the Arbor wiring's own calls in one piece, see common.sh)
 #   RELEASE_HOOKS=synchronous  FUNCTIONS=15 (how many of Arbor's functions to list; 0 for none)
 #   BINARY= (another build's NotesServer to count instead of building this one)
 #   EXECUTOR= (event-loops: each server runs with `--executor event-loops`; see common.sh)

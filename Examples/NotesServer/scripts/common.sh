@@ -35,7 +35,7 @@ esac
 
 # The operations `NotesServer --calibrate` runs: its `CalibrationOperation` cases (CalibrationTests checks the two
 # lists agree).
-calibration_operations="request_scope hand_wired dictionary_scope array_scope"
+calibration_operations="request_scope hand_wired dictionary_scope array_scope notes_request"
 calibrations=${CALIBRATION:-request_scope}
 for operation in $calibrations; do
     [[ " $calibration_operations " == *" $operation "* ]] ||

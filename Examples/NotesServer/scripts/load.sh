@@ -26,7 +26,8 @@
 #   CALIBRATION=request_scope (the operations calibrated servers run, one server each, in the same rounds: also
 #   hand_wired, the operation's graph made by hand without a container, and dictionary_scope and array_scope, the
 #   operation with a container written by hand, of dictionaries or of arrays, without Arbor's locks, checks and hooks;
-#   see common.sh. The table adds each one's requests per second as a fraction of the hand wiring's)
+#   and notes_request, the Arbor wiring's own calls on a `GET /notes/:id` in one piece; see common.sh. The table adds
+#   each one's requests per second as a fraction of the hand wiring's)
 #   WORKLOADS="show mixed" (the loads measured, in that order)
 #   BASELINE= (the path of another build's NotesServer: its Arbor wiring runs as a third server of each framework, in
 #   the same rounds, and the table adds this build's requests per second and CPU a request against it; copy the

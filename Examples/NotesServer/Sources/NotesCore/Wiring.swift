@@ -77,6 +77,11 @@ public enum CalibrationOperation: String, CaseIterable, Sendable {
     case dictionaryScope = "dictionary_scope"
     /// The same operation with ``ArrayScope``, that container tuned: no hashing, no exclusivity checks.
     case arrayScope = "array_scope"
+    /// Not the benchmark's: the Arbor wiring's own calls on a `GET /notes/:id`, run one after another on an app
+    /// container of their own (a child, the user registered, `NotesController` and `NoteRenderer` resolved, the child
+    /// closed), where the Arbor-wired server spreads them over the request. It tells what the wiring's calls cost
+    /// inside a request apart from where in the request they run.
+    case notesRequest = "notes_request"
 }
 
 /// The app-wide services, made once: what the Arbor wiring registers as `.permanent` (and the `.weak` renderer).
@@ -90,9 +95,11 @@ public final class ManualServices: Sendable {
     /// The activity log.
     public let log: ActivityLog
     private let renderer = WeakShared { NoteRenderer() }
-    /// The benchmark's `request_scope` operation (or its hand-written twin), on an app container of its own, when the
-    /// server measures what that operation costs inside a request (``calibrating(_:)``); `nil` otherwise.
-    let calibration: (@Sendable () throws -> NoteHandler)?
+    /// The benchmark's `request_scope` operation (or its hand-written twin, or the Arbor wiring's calls), on an app
+    /// container of its own, when the server measures what that operation costs inside a request
+    /// (``calibrating(_:)``); `nil` otherwise.
+    /// It returns whether what it built is wired right.
+    let calibration: (@Sendable () throws -> Bool)?
     private let calibrations = Atomic(0)
 
     /// How many times these services ran the calibration's operation: once a request when they calibrate, or 0.
@@ -110,7 +117,7 @@ public final class ManualServices: Sendable {
 
     private init(
         store: NoteStore, clock: any WallClock, ids: any IDGenerator, log: ActivityLog,
-        calibration: (@Sendable () throws -> NoteHandler)?
+        calibration: (@Sendable () throws -> Bool)?
     ) {
         self.store = store
         self.clock = clock
@@ -122,7 +129,7 @@ public final class ManualServices: Sendable {
     /// The services of a hand-wired server that also runs, at the start of every request, the operation the
     /// benchmark's `request_scope` row measures (a child container, two instances registered in it, a graph of ten
     /// objects resolved, the child closed: `Benchmarks/Sources/ArborBenchmarks/RequestScopeModel.swift`, the same
-    /// file), or that operation without Arbor (``CalibrationOperation``).
+    /// file), that operation without Arbor, or the Arbor wiring's own calls in one piece (``CalibrationOperation``).
     /// `NotesServer --calibrate OPERATION` serves with them, so that `scripts/load.sh` (`CALIBRATE=1`) can measure what
     /// the operation costs inside a request on the machine at hand, beside what the Arbor wiring costs.
     ///
@@ -131,27 +138,37 @@ public final class ManualServices: Sendable {
     /// VaporNotesApplication.manual(app, services: services)
     /// ```
     public static func calibrating(_ operation: CalibrationOperation = .requestScope) throws -> ManualServices {
-        let calibration: @Sendable () throws -> NoteHandler =
+        let calibration: @Sendable () throws -> Bool =
             switch operation {
-            case .requestScope: RequestScopeOperation.operation(in: try RequestScopeOperation.makeApp())
-            case .handWired: HandWiredRequestScope.operation()
+            case .requestScope: checking(RequestScopeOperation.operation(in: try RequestScopeOperation.makeApp()))
+            case .handWired: checking(HandWiredRequestScope.operation())
             case .dictionaryScope:
-                HandWrittenScopeOperation<DictionaryScope>.operation(
-                    in: HandWrittenScopeOperation<DictionaryScope>.makeApp())
+                checking(
+                    HandWrittenScopeOperation<DictionaryScope>.operation(
+                        in: HandWrittenScopeOperation<DictionaryScope>.makeApp()))
             case .arrayScope:
-                HandWrittenScopeOperation<ArrayScope>.operation(in: HandWrittenScopeOperation<ArrayScope>.makeApp())
+                checking(
+                    HandWrittenScopeOperation<ArrayScope>.operation(in: HandWrittenScopeOperation<ArrayScope>.makeApp())
+                )
+            case .notesRequest: NotesRequestOperation.operation(in: NotesAssembly.makeContainer())
             }
         return ManualServices(
             store: NoteStore(), clock: SystemWallClock(), ids: RandomIDGenerator(), log: ActivityLog(),
             calibration: calibration)
     }
 
+    private static func checking(
+        _ operation: @escaping @Sendable () throws -> NoteHandler
+    ) -> @Sendable () throws -> Bool {
+        { try operation().isWired }
+    }
+
     /// Runs the calibration's operation once, if these services calibrate.
     func calibrate() {
         guard let calibration else { return }
         do {
-            let handler = try calibration()
-            precondition(handler.isWired, "the calibration's request graph is wired wrong")
+            let isWired = try calibration()
+            precondition(isWired, "the calibration's request graph is wired wrong")
             calibrations.add(1, ordering: .relaxed)
         } catch {
             preconditionFailure("the calibration's operation failed: \(error)")
@@ -244,6 +261,22 @@ final class WeakShared<Object: AnyObject & Sendable>: Sendable {
             let object = make()
             current.object = object
             return object
+        }
+    }
+}
+
+/// ``CalibrationOperation/notesRequest``: what the Arbor wiring does on a `GET /notes/:id`, in one piece.
+enum NotesRequestOperation {
+    static func operation(in root: Container) -> @Sendable () throws -> Bool {
+        {
+            let child = root.makeChild()
+            try NotesAssembly.registerRequestValues(userHeader: "ann", in: child)
+            let controller = try child.resolve(NotesController.self)
+            let renderer = try child.resolve(NoteRenderer.self)
+            child.close()
+            return withExtendedLifetime(renderer) {
+                controller.auditor.controller === controller && controller.user.name == "ann" && controller.work.isEnded
+            }
         }
     }
 }

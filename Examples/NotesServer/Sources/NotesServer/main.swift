@@ -1,6 +1,7 @@
 // The notes server: `NotesServer [--framework hummingbird|vapor] [--wiring arbor|manual] [--hostname 127.0.0.1]
 // [--port 8080] [--release-hooks synchronous|awaited]
-// [--calibrate request_scope|hand_wired|dictionary_scope|array_scope] [--executor event-loops]`.
+// [--calibrate request_scope|hand_wired|dictionary_scope|array_scope|notes_request]
+// [--executor event-loops]`.
 
 import Dispatch
 import Foundation
@@ -16,10 +17,11 @@ import Vapor
 let usage = """
     usage: NotesServer [--framework hummingbird|vapor] [--wiring arbor|manual] [--hostname 127.0.0.1] [--port 8080]
                        [--release-hooks synchronous|awaited]   (how Vapor's Arbor wiring closes a request's child)
-                       [--calibrate request_scope|hand_wired|dictionary_scope|array_scope]   (the manual wiring
-                            also runs the benchmark's request_scope operation in every request: with Arbor, by hand
-                            without a container, or with a container written by hand of dictionaries or of arrays;
-                            what load.sh's CALIBRATE=1 measures)
+                       [--calibrate request_scope|hand_wired|dictionary_scope|array_scope|notes_request]
+                            (the manual wiring also runs the benchmark's request_scope operation in every request:
+                            with Arbor, by hand without a container, or with a container written by hand of
+                            dictionaries or of arrays; or the Arbor wiring's own calls on a GET /notes/:id, in one
+                            piece; what load.sh's CALIBRATE=1 measures)
                        [--executor event-loops]   (Swift concurrency's jobs run on NIO's event loops: a
                                                    Hummingbird handler on the one that read its request)
     """

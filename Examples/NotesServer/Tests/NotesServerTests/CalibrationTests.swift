@@ -3,8 +3,8 @@ import NotesCore
 import Testing
 
 /// `NotesServer --calibrate OPERATION`, which `scripts/load.sh` starts with `CALIBRATE=1`: the hand wiring, running the
-/// benchmark's `request_scope` operation (or a twin without Arbor: `hand_wired`, `dictionary_scope`, `array_scope`) in
-/// every request besides its own work.
+/// benchmark's `request_scope` operation (or a twin without Arbor: `hand_wired`, `dictionary_scope`, `array_scope`; or
+/// the Arbor wiring's own calls in one piece, `notes_request`) in every request besides its own work.
 @Suite struct CalibrationTests {
     @Test(arguments: Framework.allCases, [nil] + CalibrationOperation.allCases)
     func answersTheSameAndRunsItOnceARequest(framework: Framework, calibration: CalibrationOperation?) async throws {
