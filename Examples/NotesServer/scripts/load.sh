@@ -304,7 +304,7 @@ for framework in $FRAMEWORKS; do
                 "$(median <"$work/baseline-extra-$framework-$workload" | awk '{ printf "%+.1f", $1 }') µs"
         fi
         for operation in $calibrated_operations; do
-            echo "median, $framework $workload: the benchmark's operation, $operation, in a request:" \
+            echo "median, $framework $workload: $operation (--calibrate) run in a request:" \
                 "$(median <"$work/calibrated-extra-$operation-$framework-$workload") µs CPU," \
                 "$(median <"$work/calibrated-rates-$operation-$framework-$workload")× the hand wiring's requests/second;" \
                 "Arbor's extra is" \

@@ -97,8 +97,7 @@ public final class ManualServices: Sendable {
     private let renderer = WeakShared { NoteRenderer() }
     /// The benchmark's `request_scope` operation (or its hand-written twin, or the Arbor wiring's calls), on an app
     /// container of its own, when the server measures what that operation costs inside a request
-    /// (``calibrating(_:)``); `nil` otherwise.
-    /// It returns whether what it built is wired right.
+    /// (``calibrating(_:)``); `nil` otherwise. It returns whether what it built is wired right.
     let calibration: (@Sendable () throws -> Bool)?
     private let calibrations = Atomic(0)
 
