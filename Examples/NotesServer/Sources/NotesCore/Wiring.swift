@@ -270,8 +270,10 @@ enum NotesRequestOperation {
         {
             let child = root.makeChild()
             try NotesAssembly.registerRequestValues(userHeader: "ann", in: child)
-            let controller = try child.resolve(NotesController.self)
-            let renderer = try child.resolve(NoteRenderer.self)
+            // The calls the Arbor-wired handlers make, through the same type.
+            let services = ArborNotesServices(child)
+            let controller = try services.notesController()
+            let renderer = try services.noteRenderer()
             child.close()
             return withExtendedLifetime(renderer) {
                 controller.auditor.controller === controller && controller.user.name == "ann" && controller.work.isEnded
