@@ -2,6 +2,7 @@
 import Arbor
 import ArborServiceLifecycle
 import ArborTesting
+import Foundation
 import Logging
 import ServiceLifecycle
 import ServiceLifecycleTestKit
@@ -87,6 +88,32 @@ struct FakeServer: Service {
             await run
         }
         #expect(releases.released == ["Mailer (async)", "Cache", "Pool"])
+    }
+
+    /// The root closed by other code on another thread just before the shutdown — a `close()` still running a
+    /// synchronous hook: the service does not return before that hook has finished.
+    @Test func aShutdownWaitsForTheHooksOfACloseRunningOnAnotherThread() async throws {
+        let releases = ReleaseRecorder()
+        let proceed = DispatchSemaphore(value: 0)
+        let root = Container()
+        root.register(Pool.self) { _ in Pool() }.inObjectScope(.permanent)
+            .onRelease { _ in
+                releases.record("releasing Pool")
+                // Until the service has returned, or for 0.3 s: a service that waits returns after the timeout.
+                _ = proceed.wait(timeout: .now() + 0.3)
+                releases.record("released Pool")
+            }
+        _ = try await root.resolve(Pool.self)
+        Thread { root.close() }.start()
+        while !releases.released.contains("releasing Pool") { await Task.yield() }
+        await testGracefulShutdown { trigger in
+            async let run: Void = ContainerService(root).run()
+            trigger.triggerGracefulShutdown()
+            await run
+        }
+        releases.record("service returned")
+        proceed.signal()
+        #expect(releases.released == ["releasing Pool", "released Pool", "service returned"])
     }
 
     /// A child closes with its root: a request's container still open at shutdown is closed first.

@@ -125,6 +125,57 @@ private final class TLog: @unchecked Sendable {
         #expect(log.values == ["released work"], "and ran once")
     }
 
+    /// A close on another thread that is still running a synchronous release hook: `closeAndWait()` of the container
+    /// that hook's instance came from waits for it, whether that close was the container's own or its parent's,
+    /// `close()` or `closeAndWait()`.
+    enum CloseElsewhere: String, CaseIterable, CustomTestStringConvertible {
+        case close, parentsClose, closeAndWait, parentsCloseAndWait
+        var testDescription: String { rawValue }
+    }
+
+    // Serialized: a case whose close is `closeAndWait()` blocks a thread of the concurrency runtime's pool in the hook.
+    @Test(.serialized, arguments: CloseElsewhere.allCases)
+    func closeAndWaitWaitsForTheSynchronousHooksAnotherThreadsCloseIsRunning(_ other: CloseElsewhere) async throws {
+        let log = TLog()
+        let proceed = DispatchSemaphore(value: 0)
+        let app = Container()
+        app.register(TResource.self) { _ in TResource("work") }
+            .inObjectScope(.perContainer)
+            .onRelease { resource in
+                log.record("releasing \(resource.name)")
+                // Until the test's `closeAndWait()` has returned, or for 0.3 s: a call that waits returns only after
+                // the timeout, one that does not returns first.
+                _ = proceed.wait(timeout: .now() + 0.3)
+                log.record("released \(resource.name)")
+            }
+        let request = app.makeChild()
+        _ = try await request.resolve(TResource.self)
+
+        let closed = TLog()
+        switch other {
+        case .close, .parentsClose:
+            Thread {
+                if other == .close { request.close() } else { app.close() }
+                closed.record("closed")
+            }.start()
+        case .closeAndWait, .parentsCloseAndWait:
+            Task.detached {
+                if other == .closeAndWait { await request.closeAndWait() } else { await app.closeAndWait() }
+                closed.record("closed")
+            }
+        }
+        while !log.values.contains("releasing work") { await Task.yield() }  // the hook is running, elsewhere
+        await request.closeAndWait()
+        log.record("closeAndWait returned")
+        proceed.signal()
+        while closed.values.isEmpty { await Task.yield() }
+        #expect(log.values == ["releasing work", "released work", "closeAndWait returned"])
+        // Once the hooks have run, nothing is left to wait for: the next calls return.
+        await request.closeAndWait()
+        await app.closeAndWait()
+        #expect(log.values.count == 3, "the hook ran once")
+    }
+
     /// An `async` release hook that awaits `closeAndWait()` of the container being closed (or of its parent, closed by
     /// the same close) cannot wait for itself: the call returns at once, and the close goes on to the next hook.
     @Test(arguments: EarlierClose.allCases)

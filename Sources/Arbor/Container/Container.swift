@@ -509,10 +509,12 @@ public final class Container: Resolver, @unchecked Sendable {
         for entry in removed { retire(entry, promptly: true) }
     }
 
-    /// Marks this container and its descendants closed, and hands back the instances they held.
-    func closeSubtree(latch: inout ReleaseLatch?) -> [ReleasedInstance] {
-        var (released, children) = registry.withLock { registry in
-            guard !registry.isClosed else { return ([ReleasedInstance](), [Container]()) }
+    /// Marks this container and its descendants closed, and hands back the instances they held; `nil` when this
+    /// container was closed already. A container that lets an instance with hooks or observers go joins `releasing`,
+    /// and one that lets an `async` hook go files `latch`: the caller ends both once the hooks have run.
+    func closeSubtree(latch: inout ReleaseLatch?, releasing: inout ReleasingContainers) -> [ReleasedInstance]? {
+        let closed = registry.withLock { registry -> (released: [ReleasedInstance], children: [Container])? in
+            guard !registry.isClosed else { return nil }
             registry.isClosed = true
             markSettings(of: registry)
             // Under the lock, with the flag: a thread that reads `isClosed` afterwards (under this lock) then finds its
@@ -524,14 +526,21 @@ public final class Container: Resolver, @unchecked Sendable {
             var released: [ReleasedInstance] = []
             registry.releaseEntriesLocked(into: &released)
             registry.perContainer.releaseLocked(into: &released)
-            if !ReleasedInstance.haveOnlySynchronousHooks(released) {
-                if latch == nil { latch = ReleaseLatch() }
-                latch?.file(under: self)
+            // Under the lock, with the flag: a `closeAndWait()` that finds the container closed finds these too.
+            if released.contains(where: \.isWatched) {
+                registry.isReleasing = true
+                releasing.append(self)
+                if !ReleasedInstance.haveOnlySynchronousHooks(released) {
+                    if latch == nil { latch = ReleaseLatch() }
+                    latch?.file(under: self)
+                }
             }
             let children = withExistingChildStripes { $0.close() } ?? []
             return (released, children)
         }
-        for child in children { released += child.closeSubtree(latch: &latch) }
+        guard let closed else { return nil }
+        var released = closed.released
+        for child in closed.children { released += child.closeSubtree(latch: &latch, releasing: &releasing) ?? [] }
         return released
     }
 }

@@ -29,6 +29,12 @@ struct Registry {
     var depthLimit = Registry.defaultDepthLimit
     /// Set by `close()`: resolves throw `.containerClosed`.
     var isClosed = false
+    /// Set by the close that let an instance with release hooks or observers go from this container, until it has
+    /// run their synchronous hooks: a `closeAndWait()` that finds the container closed meanwhile waits for them
+    /// (``ReleasingContainers``).
+    var isReleasing = false
+    /// Set by such a `closeAndWait()`, which filed a ``ReleaseLatch`` under the container for that close to open.
+    var hasReleaseWaiter = false
     /// The observers watching this container (those added to it and to its ancestors), and the validation observer
     /// of a copy made by `validate()`. `nil` when there are neither, which is what resolves check.
     var diagnostics: Diagnostics?

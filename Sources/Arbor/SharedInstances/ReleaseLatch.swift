@@ -6,7 +6,9 @@ internal import ArborPrimitives
 ///
 /// A close makes one only when an instance it lets go has an `async` hook, and files it under each container it
 /// closed that lets such an instance go, while the hooks run; opened once they have, the `async` ones `close()` starts
-/// in a task of their own included. Synchronous hooks alone need none: the close runs them before it returns.
+/// in a task of their own included. Synchronous hooks alone need none from the close, which runs them before it
+/// returns: a `closeAndWait()` that finds the container closed while they run files one of its own, for the close to
+/// open when they have run (``ReleasingContainers``).
 ///
 /// The latches being waited for are in a table of their own, not in each container: a field in every registry, and
 /// the look at it, cost request_scope 0.4% and its code 0.7% more than this table (measured: 15,551 and 2,450

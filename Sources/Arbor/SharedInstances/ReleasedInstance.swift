@@ -71,7 +71,7 @@ struct ReleasedInstance {
     }
 
     /// Whether anything must happen when it is released: hooks to run, or observers to tell.
-    private var isWatched: Bool { !hooks.isEmpty || watchers != nil }
+    var isWatched: Bool { !hooks.isEmpty || watchers != nil }
 
     /// The instances that have hooks or observers, newest first. One such instance — a request's unit of work among
     /// its registered values — is a slice of `instances`: no array is made for it.
