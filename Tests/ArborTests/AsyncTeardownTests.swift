@@ -128,14 +128,9 @@ private final class TLog: @unchecked Sendable {
     /// A close on another thread that is still running a synchronous release hook: `closeAndWait()` of the container
     /// that hook's instance came from waits for it, whether that close was the container's own or its parent's,
     /// `close()` or `closeAndWait()`.
-    enum CloseElsewhere: String, CaseIterable, CustomTestStringConvertible {
-        case close, parentsClose, closeAndWait, parentsCloseAndWait
-        var testDescription: String { rawValue }
-    }
-
     // Serialized: a case whose close is `closeAndWait()` blocks a thread of the concurrency runtime's pool in the hook.
-    @Test(.serialized, arguments: CloseElsewhere.allCases)
-    func closeAndWaitWaitsForTheSynchronousHooksAnotherThreadsCloseIsRunning(_ other: CloseElsewhere) async throws {
+    @Test(.serialized, arguments: EarlierClose.allCases)
+    func closeAndWaitWaitsForTheSynchronousHooksAnotherThreadsCloseIsRunning(_ other: EarlierClose) async throws {
         let log = TLog()
         let proceed = DispatchSemaphore(value: 0)
         let app = Container()
@@ -158,9 +153,9 @@ private final class TLog: @unchecked Sendable {
                 if other == .close { request.close() } else { app.close() }
                 closed.record("closed")
             }.start()
-        case .closeAndWait, .parentsCloseAndWait:
+        case .anotherCloseAndWait, .parentsCloseAndWait:
             Task.detached {
-                if other == .closeAndWait { await request.closeAndWait() } else { await app.closeAndWait() }
+                if other == .anotherCloseAndWait { await request.closeAndWait() } else { await app.closeAndWait() }
                 closed.record("closed")
             }
         }
